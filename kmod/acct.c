@@ -1,0 +1,406 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * acct.c - per-CPU time and the mirror of each CPU's nr_iowait
+ *
+ * The mirror follows the kernel's own rule (KERNEL-NOTES.md section 1): +1 on
+ * the sleep CPU when a task with in_iowait leaves the runqueue, -1 on that
+ * same CPU when try_to_wake_up() brings it back, whichever CPU wakes it.
+ * Every change closes the CPU's open segment first, so idle time is cut at
+ * each change instead of being classified as a whole at its end.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/cpuhotplug.h>
+#include <linux/percpu.h>
+#include <linux/rcupdate.h>
+#include <linux/sched/signal.h>
+#include <linux/seq_file.h>
+
+#include "compat.h"
+#include "iowprobe.h"
+
+struct iowprobe_cpu __percpu *iowprobe_cpus;
+struct iowprobe_table iowprobe_tasks;
+
+static enum cpuhp_state hotplug_state;
+static atomic64_t seeded;
+static atomic64_t seed_raced;
+static atomic64_t late_block;
+
+static struct iowprobe_cpu *cpu_state(int cpu)
+{
+	return per_cpu_ptr(iowprobe_cpus, cpu);
+}
+
+int iowprobe_acct_init(void)
+{
+	int cpu, ret;
+
+	iowprobe_cpus = alloc_percpu(struct iowprobe_cpu);
+	if (!iowprobe_cpus)
+		return -ENOMEM;
+	for_each_possible_cpu(cpu) {
+		raw_spin_lock_init(&cpu_state(cpu)->lock);
+		INIT_LIST_HEAD(&cpu_state(cpu)->pending);
+	}
+	ret = iowprobe_table_init(&iowprobe_tasks, "tasks", iowprobe_task_pool);
+	if (ret)
+		free_percpu(iowprobe_cpus);
+	return ret;
+}
+
+void iowprobe_acct_exit(void)
+{
+	iowprobe_table_destroy(&iowprobe_tasks);
+	free_percpu(iowprobe_cpus);
+}
+
+static void count(struct iowprobe_cpu *c, enum iowprobe_counter n)
+{
+	c->counters[n]++;	/* c->lock held */
+}
+
+/* add_mirror() - the kernel changed @c's nr_iowait by @delta; c->lock held */
+static void add_mirror(struct iowprobe_cpu *c, int delta)
+{
+	u64 now = iowprobe_now();
+
+	iowprobe_acct_add_mirror(&c->acct, now, iowprobe_blk_gclock(now), delta);
+}
+
+/*
+ * release() - stop following a task whose entry the caller owns
+ * @dec: the kernel decremented the sleep CPU's nr_iowait for it
+ */
+static void release(struct iowprobe_entry *e, bool dec)
+{
+	struct iowprobe_cpu *c = cpu_state(e->task.cpu);
+	unsigned long flags;
+
+	raw_spin_lock_irqsave(&c->lock, flags);
+	if (e->task.state == IOWPROBE_T_PENDING) {
+		list_del(&e->task.pending);
+	} else if (dec) {
+		add_mirror(c, -1);
+		count(c, IOWPROBE_C_wakeups);
+		if (c->acct.idle && e->task.cpu != smp_processor_id())
+			count(c, IOWPROBE_C_remote_dec_idle);
+	} else {
+		add_mirror(c, -1);	/* undo a count we cannot follow */
+	}
+	raw_spin_unlock_irqrestore(&c->lock, flags);
+	iowprobe_entry_put(&iowprobe_tasks, e);
+}
+
+static void anomaly(int cpu)
+{
+	struct iowprobe_cpu *c = cpu_state(cpu);
+	unsigned long flags;
+
+	raw_spin_lock_irqsave(&c->lock, flags);
+	count(c, IOWPROBE_C_anomalies);
+	raw_spin_unlock_irqrestore(&c->lock, flags);
+}
+
+/*
+ * follow() - start following @p, charged to @cpu
+ *
+ * Return: the published entry, or NULL when the pool is empty (counted in
+ * the table; the sleep then goes uncounted, which status reports).
+ */
+static struct iowprobe_entry *follow(struct task_struct *p, int cpu, u8 state)
+{
+	struct iowprobe_entry *e, *old;
+
+	e = iowprobe_entry_get(&iowprobe_tasks);
+	if (!e)
+		return NULL;
+	e->task.cpu = cpu;
+	e->task.state = state;
+	INIT_LIST_HEAD(&e->task.pending);
+	old = iowprobe_table_add(&iowprobe_tasks, p, e);
+	if (old) {		/* a wakeup we never saw */
+		anomaly(old->task.cpu);
+		release(old, false);
+	}
+	return e;
+}
+
+/* charge() - publish a followed entry on its CPU: count it or park it */
+static void charge(struct iowprobe_cpu *c, struct iowprobe_entry *e)
+{
+	if (e->task.state == IOWPROBE_T_COUNTED) {
+		add_mirror(c, 1);
+		count(c, IOWPROBE_C_sleeps);
+	} else {
+		list_add(&e->task.pending, &c->pending);
+	}
+}
+
+/*
+ * reconcile() - 6.12: count the delayed sleepers that a pick on this CPU
+ * has blocked since the last switch (__block_task() has no tracepoint)
+ */
+static void reconcile(struct iowprobe_cpu *c, bool was_idle)
+{
+	struct iowprobe_entry *e, *tmp;
+
+	list_for_each_entry_safe(e, tmp, &c->pending, task.pending) {
+		const struct task_struct *p = e->key;
+
+		if (READ_ONCE(p->on_rq))
+			continue;
+		list_del_init(&e->task.pending);
+		e->task.state = IOWPROBE_T_COUNTED;
+		charge(c, e);
+		if (was_idle)	/* blocked remotely while we idled */
+			atomic64_inc(&late_block);
+	}
+}
+
+void iowprobe_on_switch(bool preempt, struct task_struct *prev,
+			struct task_struct *next)
+{
+	struct iowprobe_cpu *c = this_cpu_ptr(iowprobe_cpus);
+	bool was_idle = is_idle_task(prev), idle = is_idle_task(next);
+	struct iowprobe_entry *e = NULL;
+	enum iowprobe_switch_verdict v;
+	unsigned long flags;
+	u64 now;
+
+	v = iowprobe_switch_verdict(preempt, prev->in_iowait,
+				    READ_ONCE(prev->on_rq),
+				    iowprobe_task_delayed(prev));
+	if (v == IOWPROBE_SW_NONE && was_idle == idle &&
+	    list_empty(&c->pending))
+		return;		/* the common case: no lock, nothing shared */
+	if (v != IOWPROBE_SW_NONE)
+		e = follow(prev, smp_processor_id(),
+			   v == IOWPROBE_SW_COUNT ? IOWPROBE_T_COUNTED :
+						    IOWPROBE_T_PENDING);
+	raw_spin_lock_irqsave(&c->lock, flags);
+	reconcile(c, was_idle);
+	if (e)
+		charge(c, e);
+	if (was_idle != idle) {
+		now = iowprobe_now();
+		iowprobe_acct_set_idle(&c->acct, now,
+				       iowprobe_blk_gclock(now), idle);
+	}
+	raw_spin_unlock_irqrestore(&c->lock, flags);
+}
+
+/* move() - 6.12: the load balancer moved a delayed sleeper to @dest */
+static void move(struct task_struct *p, struct iowprobe_entry *e, int dest)
+{
+	struct iowprobe_cpu *c = cpu_state(e->task.cpu);
+	unsigned long flags;
+
+	raw_spin_lock_irqsave(&c->lock, flags);
+	list_del(&e->task.pending);
+	raw_spin_unlock_irqrestore(&c->lock, flags);
+
+	e->task.cpu = dest;
+	c = cpu_state(dest);
+	raw_spin_lock_irqsave(&c->lock, flags);
+	list_add(&e->task.pending, &c->pending);
+	raw_spin_unlock_irqrestore(&c->lock, flags);
+	if (iowprobe_table_add(&iowprobe_tasks, p, e))
+		anomaly(dest);	/* cannot happen: the rq lock is held */
+}
+
+void iowprobe_on_migrate(struct task_struct *p, int dest_cpu)
+{
+	struct iowprobe_entry *e = iowprobe_table_del(&iowprobe_tasks, p);
+	bool waking;
+
+	if (!e)
+		return;
+	waking = READ_ONCE(p->__state) == TASK_WAKING;
+	switch (iowprobe_migrate_action(waking, e->task.state)) {
+	case IOWPROBE_W_DEC:
+		release(e, true);
+		break;
+	case IOWPROBE_W_DROP:
+		release(e, false);
+		break;
+	case IOWPROBE_W_MOVE:
+		move(p, e, dest_cpu);
+		break;
+	default:
+		anomaly(e->task.cpu);
+		iowprobe_table_add(&iowprobe_tasks, p, e);
+		break;
+	}
+}
+
+void iowprobe_on_wakeup(struct task_struct *p)
+{
+	struct iowprobe_entry *e = iowprobe_table_del(&iowprobe_tasks, p);
+
+	if (e)
+		release(e, iowprobe_wakeup_action(e->task.state) ==
+			   IOWPROBE_W_DEC);
+}
+
+/* iowprobe_on_free() - a followed task freed: a wakeup we never saw */
+void iowprobe_on_free(struct task_struct *p)
+{
+	struct iowprobe_entry *e;
+
+	if (!iowprobe_table_used(&iowprobe_tasks))
+		return;
+	e = iowprobe_table_del(&iowprobe_tasks, p);
+	if (!e)
+		return;
+	anomaly(e->task.cpu);
+	release(e, false);
+}
+
+/* asleep() - @p still sleeps as the kernel counted (or will count) it */
+static bool asleep(struct task_struct *p)
+{
+	unsigned int state = READ_ONCE(p->__state);
+
+	if (state == TASK_RUNNING || state == TASK_WAKING)
+		return false;
+	return !READ_ONCE(p->on_rq) || iowprobe_task_delayed(p);
+}
+
+/*
+ * seed_one() - follow a task that went to sleep before the probes existed
+ *
+ * The entry is published before the recheck, so a wakeup either finds it
+ * (and decrements) or happened before it, and then the recheck sees the
+ * task awake and takes the entry back.
+ */
+static void seed_one(struct task_struct *p, enum iowprobe_switch_verdict v)
+{
+	int cpu = task_cpu(p);
+	struct iowprobe_cpu *c = cpu_state(cpu);
+	struct iowprobe_entry *e;
+	unsigned long flags;
+
+	e = follow(p, cpu, v == IOWPROBE_SW_COUNT ? IOWPROBE_T_COUNTED :
+						    IOWPROBE_T_PENDING);
+	if (!e)
+		return;
+	raw_spin_lock_irqsave(&c->lock, flags);
+	charge(c, e);
+	raw_spin_unlock_irqrestore(&c->lock, flags);
+	smp_mb();	/* publish the entry before reading the task's state */
+	if (asleep(p)) {
+		atomic64_inc(&seeded);
+		return;
+	}
+	e = iowprobe_table_del(&iowprobe_tasks, p);
+	if (e) {
+		release(e, false);
+		atomic64_inc(&seed_raced);
+	}
+}
+
+/*
+ * iowprobe_seed() - count the tasks already asleep in iowait at load, so the
+ * mirror is right from the start instead of after they all woke
+ */
+void iowprobe_seed(void)
+{
+	struct task_struct *g, *p;
+	enum iowprobe_switch_verdict v;
+
+	rcu_read_lock();
+	for_each_process_thread(g, p) {
+		if (!p->in_iowait || READ_ONCE(p->on_cpu) || !asleep(p))
+			continue;
+		v = iowprobe_switch_verdict(0, 1, READ_ONCE(p->on_rq),
+					    iowprobe_task_delayed(p));
+		if (v != IOWPROBE_SW_NONE)
+			seed_one(p, v);
+	}
+	rcu_read_unlock();
+}
+
+static int cpu_online_cb(unsigned int cpu)
+{
+	struct iowprobe_cpu *c = cpu_state(cpu);
+	unsigned long flags;
+	u64 now;
+
+	raw_spin_lock_irqsave(&c->lock, flags);
+	now = iowprobe_now();
+	/* runs in the hotplug thread on @cpu: a task, not idle */
+	c->acct.idle = is_idle_task(current);
+	iowprobe_acct_set_online(&c->acct, now, iowprobe_blk_gclock(now), 1);
+	raw_spin_unlock_irqrestore(&c->lock, flags);
+	return 0;
+}
+
+static int cpu_offline_cb(unsigned int cpu)
+{
+	struct iowprobe_cpu *c = cpu_state(cpu);
+	unsigned long flags;
+	u64 now;
+
+	raw_spin_lock_irqsave(&c->lock, flags);
+	now = iowprobe_now();
+	iowprobe_acct_set_online(&c->acct, now, iowprobe_blk_gclock(now), 0);
+	raw_spin_unlock_irqrestore(&c->lock, flags);
+	return 0;
+}
+
+/* iowprobe_hotplug_init() - also starts the clock of every online CPU */
+int iowprobe_hotplug_init(void)
+{
+	int ret;
+
+	ret = cpuhp_setup_state(CPUHP_AP_ONLINE_DYN, "iowprobe:online",
+				cpu_online_cb, cpu_offline_cb);
+	if (ret < 0)
+		return ret;
+	hotplug_state = ret;
+	return 0;
+}
+
+void iowprobe_hotplug_exit(void)
+{
+	cpuhp_remove_state_nocalls(hotplug_state);
+}
+
+/* iowprobe_cpu_read() - @cpu's figures with its open segment up to now */
+void iowprobe_cpu_read(int cpu, struct iowprobe_acct *a, u64 *counters)
+{
+	struct iowprobe_cpu *c = cpu_state(cpu);
+	unsigned long flags;
+	u64 now;
+
+	raw_spin_lock_irqsave(&c->lock, flags);
+	now = iowprobe_now();
+	iowprobe_acct_peek(&c->acct, now, iowprobe_blk_gclock(now), a);
+	memcpy(counters, c->counters, sizeof(c->counters));
+	raw_spin_unlock_irqrestore(&c->lock, flags);
+}
+
+void iowprobe_acct_status(struct seq_file *m)
+{
+	struct iowprobe_table *t = &iowprobe_tasks;
+	u64 events[IOWPROBE_EV_NR] = { 0 };
+	int cpu, i;
+
+	for_each_possible_cpu(cpu)
+		for (i = 0; i < IOWPROBE_EV_NR; i++)
+			events[i] += READ_ONCE(cpu_state(cpu)->events[i]);
+#define X(name) seq_printf(m, "events_" #name ": %llu\n", \
+			   events[IOWPROBE_EV_##name]);
+	IOWPROBE_EVENTS(X)
+#undef X
+	/* sleepers from before load are seeded, so the mirror starts exact */
+	seq_puts(m, "warmup: seeded\n");
+	seq_printf(m, "seeded: %lld\n", atomic64_read(&seeded));
+	seq_printf(m, "seed_raced: %lld\n", atomic64_read(&seed_raced));
+	seq_printf(m, "task_pool: %u/%u used\n", iowprobe_table_used(t),
+		   t->size);
+	seq_printf(m, "task_pool_exhausted: %lld\n",
+		   atomic64_read(&t->exhausted));
+	seq_printf(m, "late_block: %lld\n", atomic64_read(&late_block));
+}

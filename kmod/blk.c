@@ -1,0 +1,303 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * blk.c - block requests in flight: per submitting CPU, per disk, global
+ *
+ * A request is in flight from block_rq_issue to the block_rq_complete that
+ * finishes it (partial completions do not) or to block_rq_requeue (it will
+ * be issued again).  Completions of requests issued before load are ignored.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/blk-mq.h>
+#include <linux/blkdev.h>
+#include <linux/seq_file.h>
+
+#include "iowprobe.h"
+
+#define IOWPROBE_MAX_DEVS	64
+#define IOWPROBE_NO_DEV		0xffff
+
+/*
+ * struct busy_clock - a gclock fed by an in-flight count
+ *
+ * Only 0<->1 transitions of @inflight take @lock; the locker sets the clock
+ * from the count it then sees, so the last of two racing transitions wins
+ * with the right answer.
+ */
+struct busy_clock {
+	raw_spinlock_t lock;
+	seqcount_raw_spinlock_t seq;
+	atomic_t inflight;
+	struct iowprobe_gclock g;
+};
+
+struct iowprobe_dev {
+	dev_t devt;
+	char name[DISK_NAME_LEN];
+	struct busy_clock busy;
+	atomic64_t requests;
+	atomic64_t read_bytes;
+	atomic64_t write_bytes;
+	atomic64_t lat[IOWPROBE_LAT_SLOTS];
+};
+
+enum { OP_OTHER, OP_READ, OP_WRITE };
+
+static struct iowprobe_table requests;
+static struct busy_clock global;
+static struct iowprobe_dev *devs;
+static unsigned int ndevs;
+static DEFINE_RAW_SPINLOCK(devs_lock);
+static atomic64_t devs_overflow;
+static atomic64_t rq_anomalies;
+
+static void busy_init(struct busy_clock *b)
+{
+	raw_spin_lock_init(&b->lock);
+	seqcount_raw_spinlock_init(&b->seq, &b->lock);
+	atomic_set(&b->inflight, 0);
+	memset(&b->g, 0, sizeof(b->g));
+}
+
+static u64 busy_read(struct busy_clock *b, u64 now)
+{
+	unsigned int seq;
+	u64 v;
+
+	do {
+		seq = read_seqcount_begin(&b->seq);
+		v = iowprobe_gclock_read(&b->g, now);
+	} while (read_seqcount_retry(&b->seq, seq));
+	return v;
+}
+
+static void busy_add(struct busy_clock *b, int delta, u64 now)
+{
+	int v = atomic_add_return(delta, &b->inflight);
+	unsigned long flags;
+
+	if (!(delta > 0 && v == 1) && !(delta < 0 && v == 0))
+		return;
+	raw_spin_lock_irqsave(&b->lock, flags);
+	write_seqcount_begin(&b->seq);
+	iowprobe_gclock_set(&b->g, now, atomic_read(&b->inflight) > 0);
+	write_seqcount_end(&b->seq);
+	raw_spin_unlock_irqrestore(&b->lock, flags);
+}
+
+/* iowprobe_blk_gclock() - the time any request was in flight, up to @now */
+u64 iowprobe_blk_gclock(u64 now)
+{
+	return busy_read(&global, now);
+}
+
+int iowprobe_blk_init(void)
+{
+	int ret;
+
+	busy_init(&global);
+	devs = kcalloc(IOWPROBE_MAX_DEVS, sizeof(*devs), GFP_KERNEL);
+	if (!devs)
+		return -ENOMEM;
+	ret = iowprobe_table_init(&requests, "requests",
+				  iowprobe_request_pool);
+	if (ret)
+		kfree(devs);
+	return ret;
+}
+
+void iowprobe_blk_exit(void)
+{
+	iowprobe_table_destroy(&requests);
+	kfree(devs);
+}
+
+/* dev_index() - the slot of @disk, added on first sight */
+static u16 dev_index(struct gendisk *disk)
+{
+	unsigned int i, n = smp_load_acquire(&ndevs);
+	unsigned long flags;
+	dev_t devt;
+
+	if (!disk)
+		return IOWPROBE_NO_DEV;
+	devt = disk_devt(disk);
+	for (i = 0; i < n; i++)
+		if (devs[i].devt == devt)
+			return i;
+	raw_spin_lock_irqsave(&devs_lock, flags);
+	for (i = 0; i < ndevs; i++)
+		if (devs[i].devt == devt)
+			goto out;
+	if (i == IOWPROBE_MAX_DEVS) {
+		atomic64_inc(&devs_overflow);
+		i = IOWPROBE_NO_DEV;
+		goto out;
+	}
+	devs[i].devt = devt;
+	strscpy(devs[i].name, disk->disk_name, sizeof(devs[i].name));
+	busy_init(&devs[i].busy);
+	smp_store_release(&ndevs, i + 1);
+out:
+	raw_spin_unlock_irqrestore(&devs_lock, flags);
+	return i;
+}
+
+static u8 op_of(struct request *rq)
+{
+	switch (req_op(rq)) {
+	case REQ_OP_READ:
+		return OP_READ;
+	case REQ_OP_WRITE:
+		return OP_WRITE;
+	default:
+		return OP_OTHER;
+	}
+}
+
+/* charge_cpu() - a request submitted from the entry's CPU starts or ends */
+static void charge_cpu(struct iowprobe_entry *e, int delta, bool done)
+{
+	struct iowprobe_cpu *c = per_cpu_ptr(iowprobe_cpus, e->rq.cpu);
+	unsigned long flags;
+	u64 now;
+
+	raw_spin_lock_irqsave(&c->lock, flags);
+	now = iowprobe_now();
+	iowprobe_acct_add_lfl(&c->acct, now, iowprobe_blk_gclock(now), delta);
+	if (delta > 0)
+		c->counters[IOWPROBE_C_rq_issued]++;
+	if (done) {
+		c->counters[IOWPROBE_C_rq_completed]++;
+		if (e->rq.write == OP_READ)
+			c->counters[IOWPROBE_C_read_bytes] += e->rq.bytes;
+		if (e->rq.write == OP_WRITE)
+			c->counters[IOWPROBE_C_write_bytes] += e->rq.bytes;
+	}
+	raw_spin_unlock_irqrestore(&c->lock, flags);
+}
+
+/* finish() - the request of @e is no longer in flight; frees @e */
+static void finish(struct iowprobe_entry *e, bool done)
+{
+	u64 now = iowprobe_now();
+	struct iowprobe_dev *d;
+
+	charge_cpu(e, -1, done);
+	busy_add(&global, -1, now);
+	if (e->rq.dev != IOWPROBE_NO_DEV) {
+		d = &devs[e->rq.dev];
+		busy_add(&d->busy, -1, now);
+		if (done) {
+			atomic64_inc(&d->requests);
+			if (e->rq.write == OP_READ)
+				atomic64_add(e->rq.bytes, &d->read_bytes);
+			if (e->rq.write == OP_WRITE)
+				atomic64_add(e->rq.bytes, &d->write_bytes);
+			atomic64_inc(&d->lat[iowprobe_lat_slot(now -
+							       e->rq.t_issue)]);
+		}
+	}
+	iowprobe_entry_put(&requests, e);
+}
+
+void iowprobe_on_issue(struct request *rq)
+{
+	struct iowprobe_entry *e = iowprobe_entry_get(&requests);
+	unsigned int cpu = blk_mq_rq_cpu(rq);
+	struct iowprobe_entry *old;
+
+	if (!e)
+		return;
+	if (cpu >= nr_cpu_ids)
+		cpu = raw_smp_processor_id();
+	e->rq.t_issue = iowprobe_now();
+	e->rq.bytes = blk_rq_bytes(rq);
+	e->rq.cpu = cpu;
+	e->rq.write = op_of(rq);
+	e->rq.dev = dev_index(rq->q->disk);
+	old = iowprobe_table_add(&requests, rq, e);
+	if (old) {		/* issued twice without a completion we saw */
+		atomic64_inc(&rq_anomalies);
+		finish(old, false);
+	}
+	charge_cpu(e, 1, false);
+	busy_add(&global, 1, e->rq.t_issue);
+	if (e->rq.dev != IOWPROBE_NO_DEV)
+		busy_add(&devs[e->rq.dev].busy, 1, e->rq.t_issue);
+}
+
+void iowprobe_on_complete(struct request *rq, unsigned int nr_bytes)
+{
+	struct iowprobe_entry *e;
+
+	if (nr_bytes < blk_rq_bytes(rq))
+		return;		/* a partial completion: still in flight */
+	e = iowprobe_table_del(&requests, rq);
+	if (e)
+		finish(e, true);
+}
+
+void iowprobe_on_requeue(struct request *rq)
+{
+	struct iowprobe_entry *e = iowprobe_table_del(&requests, rq);
+
+	if (e)
+		finish(e, false);
+}
+
+void iowprobe_blk_devices_show(struct seq_file *m)
+{
+	unsigned int i, n = smp_load_acquire(&ndevs);
+	u64 now = iowprobe_now();
+	struct iowprobe_dev *d;
+
+	seq_puts(m, IOWPROBE_ABI_LINE "\n" IOWPROBE_DEVICES_HEADER "\n");
+	for (i = 0; i < n; i++) {
+		d = &devs[i];
+		seq_printf(m, "%s %u:%u %lld %lld %lld %d %llu\n", d->name,
+			   MAJOR(d->devt), MINOR(d->devt),
+			   atomic64_read(&d->requests),
+			   atomic64_read(&d->read_bytes),
+			   atomic64_read(&d->write_bytes),
+			   max(atomic_read(&d->busy.inflight), 0),
+			   busy_read(&d->busy, now));
+	}
+}
+
+void iowprobe_blk_latency_show(struct seq_file *m)
+{
+	unsigned int i, s, n = smp_load_acquire(&ndevs);
+	struct iowprobe_dev *d;
+	u64 count, hi;
+
+	seq_puts(m, IOWPROBE_ABI_LINE "\n" IOWPROBE_LATENCY_HEADER "\n");
+	for (i = 0; i < n; i++) {
+		d = &devs[i];
+		for (s = 0; s < IOWPROBE_LAT_SLOTS; s++) {
+			count = atomic64_read(&d->lat[s]);
+			if (!count)
+				continue;
+			hi = s == IOWPROBE_LAT_SLOTS - 1 ? U64_MAX :
+							   (2ULL << s) - 1;
+			seq_printf(m, "%s %u:%u %llu %llu %llu\n", d->name,
+				   MAJOR(d->devt), MINOR(d->devt),
+				   s ? 1ULL << s : 0, hi, count);
+		}
+	}
+}
+
+void iowprobe_blk_status(struct seq_file *m)
+{
+	seq_printf(m, "requests_in_flight: %d\n",
+		   max(atomic_read(&global.inflight), 0));
+	seq_printf(m, "request_pool: %u/%u used\n",
+		   iowprobe_table_used(&requests), requests.size);
+	seq_printf(m, "request_pool_exhausted: %lld\n",
+		   atomic64_read(&requests.exhausted));
+	seq_printf(m, "request_anomalies: %lld\n",
+		   atomic64_read(&rq_anomalies));
+	seq_printf(m, "devices: %u\n", smp_load_acquire(&ndevs));
+	seq_printf(m, "devices_overflow: %lld\n",
+		   atomic64_read(&devs_overflow));
+}

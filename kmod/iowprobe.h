@@ -1,0 +1,146 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * iowprobe.h - declarations shared by the module's files
+ */
+#ifndef IOWPROBE_H
+#define IOWPROBE_H
+
+#include <linux/list.h>
+#include <linux/seqlock.h>
+#include <linux/spinlock.h>
+#include <linux/timekeeping.h>
+#include <linux/types.h>
+
+#include "iowprobe_core.h"
+
+struct task_struct;
+struct request;
+struct seq_file;
+
+enum iowprobe_event {
+#define X(name) IOWPROBE_EV_##name,
+	IOWPROBE_EVENTS(X)
+#undef X
+	IOWPROBE_EV_NR
+};
+
+enum iowprobe_counter {
+#define X(name) IOWPROBE_C_##name,
+	IOWPROBE_COUNTERS(X)
+#undef X
+	IOWPROBE_C_NR
+};
+
+/*
+ * struct iowprobe_cpu - one CPU's state
+ * @lock:     leaf lock over everything but @events; taken irqsave, because
+ *            block completions arrive in hard and soft irq
+ * @acct:     the accounting core's state
+ * @pending:  6.12 delayed iowait sleepers charged to this CPU
+ * @counters: what happened to this CPU, possibly seen from another CPU
+ * @events:   tracepoint hits on this CPU, this_cpu_inc() only
+ */
+struct iowprobe_cpu {
+	raw_spinlock_t lock;
+	struct iowprobe_acct acct;
+	struct list_head pending;
+	u64 counters[IOWPROBE_C_NR];
+	u64 events[IOWPROBE_EV_NR];
+};
+
+extern struct iowprobe_cpu __percpu *iowprobe_cpus;
+
+/* one entry of a pointer-keyed table: a followed task or request */
+struct iowprobe_entry {
+	struct hlist_node node;
+	const void *key;
+	union {
+		struct {
+			struct list_head pending;
+			int cpu;
+			u8 state;	/* enum iowprobe_task_state */
+		} task;
+		struct {
+			u64 t_issue;
+			u32 bytes;
+			int cpu;
+			u16 dev;
+			u8 write;
+		} rq;
+	};
+};
+
+/*
+ * struct iowprobe_table - a hash of preallocated entries, so that no probe
+ * ever allocates: a full pool is counted in @exhausted, never a crash
+ */
+struct iowprobe_table {
+	const char *name;
+	struct hlist_head *buckets;
+	raw_spinlock_t *locks;
+	struct iowprobe_entry *pool;
+	struct iowprobe_entry **free;
+	raw_spinlock_t free_lock;
+	unsigned int size;
+	unsigned int nfree;
+	unsigned int bits;
+	unsigned int lock_mask;
+	atomic64_t exhausted;
+};
+
+int iowprobe_table_init(struct iowprobe_table *t, const char *name,
+			unsigned int size);
+void iowprobe_table_destroy(struct iowprobe_table *t);
+struct iowprobe_entry *iowprobe_entry_get(struct iowprobe_table *t);
+void iowprobe_entry_put(struct iowprobe_table *t, struct iowprobe_entry *e);
+struct iowprobe_entry *iowprobe_table_add(struct iowprobe_table *t,
+					  const void *key,
+					  struct iowprobe_entry *e);
+struct iowprobe_entry *iowprobe_table_del(struct iowprobe_table *t,
+					  const void *key);
+unsigned int iowprobe_table_used(struct iowprobe_table *t);
+
+/* acct.c: per-CPU time and the nr_iowait mirror */
+extern struct iowprobe_table iowprobe_tasks;
+extern unsigned int iowprobe_task_pool;
+extern unsigned int iowprobe_request_pool;
+
+int iowprobe_acct_init(void);
+void iowprobe_acct_exit(void);
+int iowprobe_hotplug_init(void);
+void iowprobe_hotplug_exit(void);
+void iowprobe_seed(void);
+void iowprobe_on_switch(bool preempt, struct task_struct *prev,
+			struct task_struct *next);
+void iowprobe_on_migrate(struct task_struct *p, int dest_cpu);
+void iowprobe_on_wakeup(struct task_struct *p);
+void iowprobe_on_free(struct task_struct *p);
+void iowprobe_cpu_read(int cpu, struct iowprobe_acct *a, u64 *counters);
+void iowprobe_acct_status(struct seq_file *m);
+
+/* blk.c: requests in flight, per-device figures */
+int iowprobe_blk_init(void);
+void iowprobe_blk_exit(void);
+u64 iowprobe_blk_gclock(u64 now);
+void iowprobe_on_issue(struct request *rq);
+void iowprobe_on_complete(struct request *rq, unsigned int nr_bytes);
+void iowprobe_on_requeue(struct request *rq);
+void iowprobe_blk_devices_show(struct seq_file *m);
+void iowprobe_blk_latency_show(struct seq_file *m);
+void iowprobe_blk_status(struct seq_file *m);
+
+/* probes.c */
+int iowprobe_probes_register(void);
+void iowprobe_probes_unregister(void);
+void iowprobe_probes_status(struct seq_file *m);
+
+/* debugfs.c */
+void iowprobe_debugfs_init(void);
+void iowprobe_debugfs_exit(void);
+
+static inline u64 iowprobe_now(void)
+{
+	return ktime_get_mono_fast_ns();
+}
+
+#endif /* IOWPROBE_H */

@@ -1,0 +1,60 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
+/*
+ * iowprobe_abi.h - what the module and its readers agree on
+ *
+ * The debugfs text format is versioned by IOWPROBE_ABI.  Columns may be
+ * appended at the end of a header line without bumping it; renaming,
+ * removing or reordering a column does bump it.
+ */
+#ifndef IOWPROBE_ABI_H
+#define IOWPROBE_ABI_H
+
+#define IOWPROBE_VERSION	"0.1.0"
+#define IOWPROBE_ABI		1
+#define IOWPROBE_ABI_LINE	"# iowprobe abi 1"
+#define IOWPROBE_DIR		"iowprobe"
+
+/* log2 latency histogram: slot i holds [2^i, 2^(i+1)) ns, the last one more */
+#define IOWPROBE_LAT_SLOTS	40
+
+/*
+ * Tracepoint hits, counted on the CPU where the probe ran.  The name is the
+ * tracepoint's; status prints them as events_<name>.
+ */
+#define IOWPROBE_EVENTS(X)		\
+	X(sched_switch)			\
+	X(sched_waking)			\
+	X(sched_wakeup)			\
+	X(sched_migrate_task)		\
+	X(sched_process_free)		\
+	X(block_rq_issue)		\
+	X(block_rq_complete)		\
+	X(block_rq_requeue)
+
+/*
+ * Per-CPU accounting counters, appended to the cpus file after the time
+ * columns.  Each is charged to the CPU it describes (the sleep CPU, the
+ * submitting CPU), which is not always the CPU the probe ran on.
+ */
+#define IOWPROBE_COUNTERS(X)		\
+	X(sleeps)			\
+	X(wakeups)			\
+	X(remote_dec_idle)		\
+	X(anomalies)			\
+	X(rq_issued)			\
+	X(rq_completed)			\
+	X(read_bytes)			\
+	X(write_bytes)
+
+#define IOWPROBE_CPUS_HEADER						\
+	"cpu busy_ns idle_ns iowait_ns blk_local_ns blk_any_ns "	\
+	"k_idle_ns k_iowait_ns t_idle_ns t_iowait_ns nr_iowait online "	\
+	"sleeps wakeups remote_dec_idle anomalies rq_issued rq_completed " \
+	"read_bytes write_bytes"
+
+#define IOWPROBE_DEVICES_HEADER \
+	"device major:minor requests read_bytes write_bytes inflight busy_ns"
+
+#define IOWPROBE_LATENCY_HEADER	"device major:minor lo_ns hi_ns count"
+
+#endif /* IOWPROBE_ABI_H */

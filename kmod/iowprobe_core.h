@@ -1,0 +1,258 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
+/*
+ * iowprobe_core.h - the accounting core, shared by the module, the BPF
+ * program and the host unit tests
+ *
+ * Pure functions over plain structs: no locks, no allocation, no clock.  The
+ * includer serialises calls per struct and passes the time in.  See
+ * KERNEL-NOTES.md section 5 for the algorithm and its races.
+ */
+#ifndef IOWPROBE_CORE_H
+#define IOWPROBE_CORE_H
+
+#if !defined(__bpf__)		/* clang -target bpf: vmlinux.h came first */
+#include <linux/types.h>	/* kernel header or UAPI header: both give __u64 */
+#endif
+#ifndef __always_inline		/* userspace has no such macro */
+#define __always_inline inline __attribute__((__always_inline__))
+#endif
+
+#include "iowprobe_abi.h"
+
+/*
+ * struct iowprobe_acct - where one CPU's time went since load
+ * @t:            last boundary (ns); time after it is the open segment
+ * @g_snap:       the in-flight clock (struct iowprobe_gclock) read at @t
+ * @busy_ns:      a non-idle task was current
+ * @idle_ns:      the idle task was current
+ * @iowait_ns:    idle and @mirror > 0 (the kernel's rule, integrated)
+ * @blk_local_ns: idle and a request submitted from this CPU in flight
+ * @blk_any_ns:   idle and any request in flight
+ * @mirror:       the module's copy of this CPU's rq->nr_iowait
+ * @lfl:          requests submitted from this CPU in flight
+ * @idle:         the idle task is current
+ * @online:       the CPU is online: time only accrues while it is
+ */
+struct iowprobe_acct {
+	__u64 t;
+	__u64 g_snap;
+	__u64 busy_ns;
+	__u64 idle_ns;
+	__u64 iowait_ns;
+	__u64 blk_local_ns;
+	__u64 blk_any_ns;
+	__s32 mirror;
+	__s32 lfl;
+	__u8 idle;
+	__u8 online;
+};
+
+/*
+ * struct iowprobe_gclock - integral of "something is in flight" over time
+ *
+ * G(t) only grows.  The idle time of a CPU that overlapped in-flight I/O
+ * over an idle stretch [s, e] is G(e) - G(s), so no I/O event ever has to
+ * touch another CPU's state.
+ */
+struct iowprobe_gclock {
+	__u64 acc;
+	__u64 t;
+	__u8 running;
+};
+
+static __always_inline __u64 iowprobe_since(__u64 now, __u64 then)
+{
+	/* the fast clock can step back slightly across timekeeper updates */
+	return now > then ? now - then : 0;
+}
+
+static __always_inline __u64
+iowprobe_gclock_read(const struct iowprobe_gclock *g, __u64 now)
+{
+	return g->acc + (g->running ? iowprobe_since(now, g->t) : 0);
+}
+
+/* iowprobe_gclock_set() - from @now on, something is in flight or not */
+static __always_inline void
+iowprobe_gclock_set(struct iowprobe_gclock *g, __u64 now, int running)
+{
+	g->acc = iowprobe_gclock_read(g, now);
+	if (now > g->t)
+		g->t = now;
+	g->running = running ? 1 : 0;
+}
+
+/*
+ * iowprobe_acct_close() - book the open segment up to @now
+ *
+ * Called before every change of a condition, so each condition is
+ * integrated exactly over the time it held.
+ */
+static __always_inline void
+iowprobe_acct_close(struct iowprobe_acct *a, __u64 now, __u64 g)
+{
+	__u64 d = iowprobe_since(now, a->t);
+	__u64 gd = iowprobe_since(g, a->g_snap);
+
+	if (!a->online) {
+		d = 0;
+		gd = 0;
+	}
+	if (a->idle) {
+		a->idle_ns += d;
+		if (a->mirror > 0)
+			a->iowait_ns += d;
+		if (a->lfl > 0)
+			a->blk_local_ns += d;
+		/* clocks read a few ns apart must not make blk_any > idle */
+		a->blk_any_ns += gd < d ? gd : d;
+	} else {
+		a->busy_ns += d;
+	}
+	if (now > a->t)
+		a->t = now;
+	if (g > a->g_snap)
+		a->g_snap = g;
+}
+
+static __always_inline void
+iowprobe_acct_set_idle(struct iowprobe_acct *a, __u64 now, __u64 g, int idle)
+{
+	iowprobe_acct_close(a, now, g);
+	a->idle = idle ? 1 : 0;
+}
+
+static __always_inline void
+iowprobe_acct_set_online(struct iowprobe_acct *a, __u64 now, __u64 g,
+			 int online)
+{
+	iowprobe_acct_close(a, now, g);
+	a->online = online ? 1 : 0;
+}
+
+static __always_inline void
+iowprobe_acct_add_mirror(struct iowprobe_acct *a, __u64 now, __u64 g,
+			 int delta)
+{
+	iowprobe_acct_close(a, now, g);
+	a->mirror += delta;
+}
+
+static __always_inline void
+iowprobe_acct_add_lfl(struct iowprobe_acct *a, __u64 now, __u64 g, int delta)
+{
+	iowprobe_acct_close(a, now, g);
+	a->lfl += delta;
+}
+
+/* iowprobe_acct_peek() - @a as it would be if closed at @now; @a unchanged */
+static __always_inline void
+iowprobe_acct_peek(const struct iowprobe_acct *a, __u64 now, __u64 g,
+		   struct iowprobe_acct *out)
+{
+	*out = *a;
+	iowprobe_acct_close(out, now, g);
+}
+
+/*
+ * What a sched_switch means for the task switched out.  The kernel counts
+ * it in nr_iowait when it really left the runqueue with in_iowait set:
+ * prev_state is not proof (preemption, a pending signal, and 6.12's delayed
+ * dequeue all leave the task queued), on_rq == 0 is.  A 6.12 task whose
+ * dequeue was delayed is counted later, at pick time, with no tracepoint:
+ * it is PENDING until a later switch on that CPU finds it off the runqueue.
+ */
+enum iowprobe_switch_verdict {
+	IOWPROBE_SW_NONE,
+	IOWPROBE_SW_COUNT,
+	IOWPROBE_SW_PENDING,
+};
+
+static __always_inline enum iowprobe_switch_verdict
+iowprobe_switch_verdict(int preempt, int in_iowait, int on_rq, int delayed)
+{
+	if (preempt || !in_iowait)
+		return IOWPROBE_SW_NONE;
+	if (on_rq == 0)
+		return IOWPROBE_SW_COUNT;
+	return delayed ? IOWPROBE_SW_PENDING : IOWPROBE_SW_NONE;
+}
+
+/* The state of a task the module follows */
+enum iowprobe_task_state {
+	IOWPROBE_T_COUNTED = 1,		/* in its sleep CPU's mirror */
+	IOWPROBE_T_PENDING = 2,		/* 6.12: delayed, not counted yet */
+};
+
+enum iowprobe_wake_action {
+	IOWPROBE_W_NONE,	/* leave the entry alone */
+	IOWPROBE_W_DEC,		/* the kernel decremented: so do we, drop it */
+	IOWPROBE_W_DROP,	/* never counted, or inc+dec: drop it */
+	IOWPROBE_W_MOVE,	/* 6.12: a delayed task load-balanced: follow */
+	IOWPROBE_W_ANOMALY,	/* cannot happen by the kernel's rules */
+};
+
+/*
+ * iowprobe_migrate_action() - sched_migrate_task of a followed task
+ * @waking: the task's __state is TASK_WAKING, i.e. try_to_wake_up() moves
+ *          it and has already decremented the old CPU's nr_iowait
+ */
+static __always_inline enum iowprobe_wake_action
+iowprobe_migrate_action(int waking, int state)
+{
+	if (state == IOWPROBE_T_COUNTED)
+		return waking ? IOWPROBE_W_DEC : IOWPROBE_W_ANOMALY;
+	if (state == IOWPROBE_T_PENDING)
+		return waking ? IOWPROBE_W_DROP : IOWPROBE_W_MOVE;
+	return IOWPROBE_W_ANOMALY;
+}
+
+/*
+ * iowprobe_wakeup_action() - sched_wakeup of a followed task
+ *
+ * COUNTED: ttwu_do_activate() decremented.  PENDING: either ttwu_runnable()
+ * requeued a delayed task (never counted) or the task was blocked at pick
+ * time and woken before that CPU's next switch (counted and uncounted while
+ * the CPU was busy); both are net zero.
+ */
+static __always_inline enum iowprobe_wake_action
+iowprobe_wakeup_action(int state)
+{
+	if (state == IOWPROBE_T_COUNTED)
+		return IOWPROBE_W_DEC;
+	if (state == IOWPROBE_T_PENDING)
+		return IOWPROBE_W_DROP;
+	return IOWPROBE_W_ANOMALY;
+}
+
+/* iowprobe_lat_slot() - log2 bucket of @ns, clamped; loop-free for BPF */
+static __always_inline __u32 iowprobe_lat_slot(__u64 ns)
+{
+	__u32 s = 0;
+
+	if (ns >> 32) {
+		ns >>= 32;
+		s += 32;
+	}
+	if (ns >> 16) {
+		ns >>= 16;
+		s += 16;
+	}
+	if (ns >> 8) {
+		ns >>= 8;
+		s += 8;
+	}
+	if (ns >> 4) {
+		ns >>= 4;
+		s += 4;
+	}
+	if (ns >> 2) {
+		ns >>= 2;
+		s += 2;
+	}
+	if (ns >> 1)
+		s += 1;
+	return s < IOWPROBE_LAT_SLOTS ? s : IOWPROBE_LAT_SLOTS - 1;
+}
+
+#endif /* IOWPROBE_CORE_H */

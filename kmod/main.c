@@ -1,0 +1,92 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * main.c - iowprobe: an exact per-CPU split of idle time into true idle,
+ * iowait (the kernel's own rule, integrated) and idle while the disk is busy
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/kernel.h>
+#include <linux/module.h>
+#include <linux/moduleparam.h>
+
+#include "iowprobe.h"
+
+#define POOL_MIN	16U
+#define POOL_MAX	(1U << 20)
+
+unsigned int iowprobe_task_pool = 4096;
+unsigned int iowprobe_request_pool = 4096;
+
+/* pool sizes are checked at load: out of range refuses to load */
+static int pool_set(const char *val, const struct kernel_param *kp)
+{
+	unsigned int n;
+	int ret;
+
+	ret = kstrtouint(val, 0, &n);
+	if (ret || n < POOL_MIN || n > POOL_MAX) {
+		pr_err("%s=%s is out of range: use %u..%u\n", kp->name, val,
+		       POOL_MIN, POOL_MAX);
+		return -EINVAL;
+	}
+	*(unsigned int *)kp->arg = n;
+	return 0;
+}
+
+static const struct kernel_param_ops pool_ops = {
+	.set = pool_set,
+	.get = param_get_uint,
+};
+
+module_param_cb(tasks, &pool_ops, &iowprobe_task_pool, 0444);
+MODULE_PARM_DESC(tasks,
+		 "sleeping iowait tasks followed at once (16..1048576, default 4096)");
+module_param_cb(requests, &pool_ops, &iowprobe_request_pool, 0444);
+MODULE_PARM_DESC(requests,
+		 "block requests followed in flight at once (16..1048576, default 4096)");
+
+static int __init iowprobe_init(void)
+{
+	int ret;
+
+	ret = iowprobe_acct_init();
+	if (ret)
+		return ret;
+	ret = iowprobe_blk_init();
+	if (ret)
+		goto err_acct;
+	ret = iowprobe_probes_register();	/* unwinds itself */
+	if (ret)
+		goto err_blk;
+	ret = iowprobe_hotplug_init();		/* starts every CPU's clock */
+	if (ret)
+		goto err_probes;
+	iowprobe_seed();
+	iowprobe_debugfs_init();	/* last: readers appear once data exists */
+	return 0;
+
+err_probes:
+	iowprobe_probes_unregister();
+err_blk:
+	iowprobe_blk_exit();
+err_acct:
+	iowprobe_acct_exit();
+	return ret;
+}
+
+static void __exit iowprobe_exit(void)
+{
+	iowprobe_debugfs_exit();	/* first: no reader races the frees */
+	iowprobe_hotplug_exit();
+	iowprobe_probes_unregister();	/* waits for running probes */
+	iowprobe_blk_exit();
+	iowprobe_acct_exit();
+}
+
+module_init(iowprobe_init);
+module_exit(iowprobe_exit);
+
+MODULE_LICENSE("GPL");
+MODULE_DESCRIPTION("exact per-CPU idle, iowait and block-wait accounting");
+MODULE_AUTHOR("iowprobe developers");
+MODULE_VERSION(IOWPROBE_VERSION);

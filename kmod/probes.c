@@ -1,0 +1,189 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * probes.c - the tracepoints iowprobe hooks: lookup by name, registration,
+ * and thin probe bodies that count the hit and hand over to acct.c or blk.c
+ *
+ * None of these tracepoints is exported to modules, so they are found with
+ * for_each_kernel_tracepoint() and attached with tracepoint_probe_register().
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/blk-mq.h>
+#include <linux/sched.h>
+#include <linux/seq_file.h>
+#include <linux/string.h>
+#include <linux/tracepoint.h>
+#include <trace/events/block.h>
+#include <trace/events/sched.h>
+
+#include "iowprobe.h"
+
+/*
+ * Check a probe's signature against the tracepoint's TP_PROTO without a
+ * reference to the unexported __tracepoint_* symbol: sizeof() never
+ * evaluates its operand.
+ */
+#define TP_TYPECHECK(tp, fn)	((void)sizeof(register_trace_##tp(fn, NULL)))
+
+static void hit(enum iowprobe_event ev)
+{
+	this_cpu_inc(iowprobe_cpus->events[ev]);
+}
+
+static void probe_sched_switch(void *data, bool preempt,
+			       struct task_struct *prev,
+			       struct task_struct *next,
+			       unsigned int prev_state)
+{
+	hit(IOWPROBE_EV_sched_switch);
+	iowprobe_on_switch(preempt, prev, next);
+}
+
+static void probe_sched_waking(void *data, struct task_struct *p)
+{
+	hit(IOWPROBE_EV_sched_waking);
+}
+
+static void probe_sched_wakeup(void *data, struct task_struct *p)
+{
+	hit(IOWPROBE_EV_sched_wakeup);
+	if (p->in_iowait)	/* still set: restored after the wakeup */
+		iowprobe_on_wakeup(p);
+}
+
+static void probe_sched_migrate_task(void *data, struct task_struct *p,
+				     int dest_cpu)
+{
+	hit(IOWPROBE_EV_sched_migrate_task);
+	if (p->in_iowait)
+		iowprobe_on_migrate(p, dest_cpu);
+}
+
+static void probe_sched_process_free(void *data, struct task_struct *p)
+{
+	hit(IOWPROBE_EV_sched_process_free);
+	iowprobe_on_free(p);
+}
+
+static void probe_block_rq_issue(void *data, struct request *rq)
+{
+	hit(IOWPROBE_EV_block_rq_issue);
+	iowprobe_on_issue(rq);
+}
+
+static void probe_block_rq_complete(void *data, struct request *rq,
+				    blk_status_t error, unsigned int nr_bytes)
+{
+	hit(IOWPROBE_EV_block_rq_complete);
+	iowprobe_on_complete(rq, nr_bytes);
+}
+
+static void probe_block_rq_requeue(void *data, struct request *rq)
+{
+	hit(IOWPROBE_EV_block_rq_requeue);
+	iowprobe_on_requeue(rq);
+}
+
+struct iowprobe_tp {
+	const char *name;
+	void *probe;
+	struct tracepoint *tp;
+	bool registered;
+};
+
+/*
+ * Registration order: what takes an entry away (free, wakeup, migrate,
+ * complete, requeue) before what creates one (switch, issue), so no entry
+ * is ever created that nothing would take away.  Unregistered in reverse.
+ */
+static struct iowprobe_tp tps[] = {
+	{ .name = "sched_process_free",	.probe = probe_sched_process_free },
+	{ .name = "sched_wakeup",	.probe = probe_sched_wakeup },
+	{ .name = "sched_migrate_task",	.probe = probe_sched_migrate_task },
+	{ .name = "sched_waking",	.probe = probe_sched_waking },
+	{ .name = "block_rq_complete",	.probe = probe_block_rq_complete },
+	{ .name = "block_rq_requeue",	.probe = probe_block_rq_requeue },
+	{ .name = "sched_switch",	.probe = probe_sched_switch },
+	{ .name = "block_rq_issue",	.probe = probe_block_rq_issue },
+};
+
+static void __maybe_unused probes_typecheck(void)
+{
+	TP_TYPECHECK(sched_process_free, probe_sched_process_free);
+	TP_TYPECHECK(sched_wakeup, probe_sched_wakeup);
+	TP_TYPECHECK(sched_migrate_task, probe_sched_migrate_task);
+	TP_TYPECHECK(sched_waking, probe_sched_waking);
+	TP_TYPECHECK(block_rq_complete, probe_block_rq_complete);
+	TP_TYPECHECK(block_rq_requeue, probe_block_rq_requeue);
+	TP_TYPECHECK(sched_switch, probe_sched_switch);
+	TP_TYPECHECK(block_rq_issue, probe_block_rq_issue);
+}
+
+static void match_tp(struct tracepoint *tp, void *priv)
+{
+	int i;
+
+	for (i = 0; i < ARRAY_SIZE(tps); i++)
+		if (!strcmp(tp->name, tps[i].name))
+			tps[i].tp = tp;
+}
+
+static void unregister_from(int i)
+{
+	while (--i >= 0) {
+		if (tps[i].registered)
+			tracepoint_probe_unregister(tps[i].tp, tps[i].probe,
+						    NULL);
+		tps[i].registered = false;
+	}
+	/* no probe may still run when the caller frees what probes touch */
+	tracepoint_synchronize_unregister();
+}
+
+/**
+ * iowprobe_probes_register() - find every tracepoint and attach its probe
+ *
+ * Return: 0, -ENOENT naming the first missing tracepoint, or the error of
+ * tracepoint_probe_register(); nothing stays registered on error.
+ */
+int iowprobe_probes_register(void)
+{
+	int i, ret;
+
+	for_each_kernel_tracepoint(match_tp, NULL);
+	for (i = 0; i < ARRAY_SIZE(tps); i++) {
+		if (!tps[i].tp) {
+			pr_err("tracepoint %s not found in this kernel\n",
+			       tps[i].name);
+			return -ENOENT;
+		}
+	}
+	for (i = 0; i < ARRAY_SIZE(tps); i++) {
+		ret = tracepoint_probe_register(tps[i].tp, tps[i].probe, NULL);
+		if (ret) {
+			pr_err("cannot attach to %s: %d\n", tps[i].name, ret);
+			unregister_from(i);
+			return ret;
+		}
+		tps[i].registered = true;
+	}
+	return 0;
+}
+
+void iowprobe_probes_unregister(void)
+{
+	unregister_from(ARRAY_SIZE(tps));
+}
+
+void iowprobe_probes_status(struct seq_file *m)
+{
+	int i, n = 0;
+
+	for (i = 0; i < ARRAY_SIZE(tps); i++)
+		n += tps[i].registered;
+	seq_printf(m, "tracepoints: %d/%zu", n, ARRAY_SIZE(tps));
+	for (i = 0; i < ARRAY_SIZE(tps); i++)
+		if (tps[i].registered)
+			seq_printf(m, " %s", tps[i].name);
+	seq_putc(m, '\n');
+}

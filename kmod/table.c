@@ -1,0 +1,144 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * table.c - pointer-keyed hash tables over preallocated entries
+ *
+ * Probes run under the runqueue lock with interrupts off, where allocating
+ * can deadlock (kswapd wakeups); every entry is allocated at load.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/hash.h>
+#include <linux/log2.h>
+#include <linux/slab.h>
+#include <linux/vmalloc.h>
+
+#include "iowprobe.h"
+
+#define IOWPROBE_MAX_LOCKS	1024
+
+int iowprobe_table_init(struct iowprobe_table *t, const char *name,
+			unsigned int size)
+{
+	unsigned int nbuckets = roundup_pow_of_two(size);
+	unsigned int nlocks = min_t(unsigned int, nbuckets, IOWPROBE_MAX_LOCKS);
+	unsigned int i;
+
+	t->name = name;
+	t->size = size;
+	t->bits = ilog2(nbuckets);
+	t->lock_mask = nlocks - 1;
+	t->buckets = kvcalloc(nbuckets, sizeof(*t->buckets), GFP_KERNEL);
+	t->locks = kvcalloc(nlocks, sizeof(*t->locks), GFP_KERNEL);
+	t->pool = kvcalloc(size, sizeof(*t->pool), GFP_KERNEL);
+	t->free = kvcalloc(size, sizeof(*t->free), GFP_KERNEL);
+	if (!t->buckets || !t->locks || !t->pool || !t->free) {
+		iowprobe_table_destroy(t);
+		return -ENOMEM;
+	}
+	for (i = 0; i < nlocks; i++)
+		raw_spin_lock_init(&t->locks[i]);
+	for (i = 0; i < size; i++)
+		t->free[i] = &t->pool[i];
+	t->nfree = size;
+	raw_spin_lock_init(&t->free_lock);
+	atomic64_set(&t->exhausted, 0);
+	return 0;
+}
+
+void iowprobe_table_destroy(struct iowprobe_table *t)
+{
+	kvfree(t->free);
+	kvfree(t->pool);
+	kvfree(t->locks);
+	kvfree(t->buckets);
+	t->free = NULL;
+	t->pool = NULL;
+	t->locks = NULL;
+	t->buckets = NULL;
+}
+
+/* iowprobe_entry_get() - an unused entry, or NULL (counted) when none is left */
+struct iowprobe_entry *iowprobe_entry_get(struct iowprobe_table *t)
+{
+	struct iowprobe_entry *e = NULL;
+	unsigned long flags;
+
+	raw_spin_lock_irqsave(&t->free_lock, flags);
+	if (t->nfree)
+		e = t->free[--t->nfree];
+	raw_spin_unlock_irqrestore(&t->free_lock, flags);
+	if (!e)
+		atomic64_inc(&t->exhausted);
+	return e;
+}
+
+void iowprobe_entry_put(struct iowprobe_table *t, struct iowprobe_entry *e)
+{
+	unsigned long flags;
+
+	raw_spin_lock_irqsave(&t->free_lock, flags);
+	t->free[t->nfree++] = e;
+	raw_spin_unlock_irqrestore(&t->free_lock, flags);
+}
+
+static unsigned int bucket_of(struct iowprobe_table *t, const void *key)
+{
+	return hash_ptr((void *)key, t->bits);
+}
+
+static struct iowprobe_entry *find(struct hlist_head *head, const void *key)
+{
+	struct iowprobe_entry *e;
+
+	hlist_for_each_entry(e, head, node)
+		if (e->key == key)
+			return e;
+	return NULL;
+}
+
+/*
+ * iowprobe_table_add() - publish @e under @key
+ *
+ * Return: the entry @key had before, now unlinked and owned by the caller
+ * (an anomaly: a missed event), or NULL.
+ */
+struct iowprobe_entry *iowprobe_table_add(struct iowprobe_table *t,
+					  const void *key,
+					  struct iowprobe_entry *e)
+{
+	unsigned int b = bucket_of(t, key);
+	raw_spinlock_t *lock = &t->locks[b & t->lock_mask];
+	struct iowprobe_entry *old;
+	unsigned long flags;
+
+	e->key = key;
+	raw_spin_lock_irqsave(lock, flags);
+	old = find(&t->buckets[b], key);
+	if (old)
+		hlist_del(&old->node);
+	hlist_add_head(&e->node, &t->buckets[b]);
+	raw_spin_unlock_irqrestore(lock, flags);
+	return old;
+}
+
+/* iowprobe_table_del() - unlink the entry of @key; the caller owns it */
+struct iowprobe_entry *iowprobe_table_del(struct iowprobe_table *t,
+					  const void *key)
+{
+	unsigned int b = bucket_of(t, key);
+	raw_spinlock_t *lock = &t->locks[b & t->lock_mask];
+	struct iowprobe_entry *e;
+	unsigned long flags;
+
+	raw_spin_lock_irqsave(lock, flags);
+	e = find(&t->buckets[b], key);
+	if (e)
+		hlist_del(&e->node);
+	raw_spin_unlock_irqrestore(lock, flags);
+	return e;
+}
+
+unsigned int iowprobe_table_used(struct iowprobe_table *t)
+{
+	return t->size - READ_ONCE(t->nfree);
+}
