@@ -47,9 +47,10 @@ modules: $(KSRC)
 	$(call module_in,$(KVER))
 	cp $(BUILD)/$(KVER)/iowprobe.ko iowprobe.ko
 
-modules-all: $(KSRC)
-	$(foreach k,$(TEST_KERNELS),$(call module_in,$(call kernel_release,$(k)))
-	)
+modules-all: $(addprefix module-,$(TEST_KERNELS))
+
+module-%: $(KSRC)
+	$(call module_in,$(call kernel_release,$*))
 
 user:
 	$(MAKE) -C user
@@ -61,6 +62,7 @@ host-tests: user
 	$(MAKE) -C selftests host-tests
 
 guest-tests: modules-all user
+	$(MAKE) -C selftests guest-progs
 	scripts/guest-tests
 
 check:

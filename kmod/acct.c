@@ -367,8 +367,13 @@ void iowprobe_hotplug_exit(void)
 	cpuhp_remove_state_nocalls(hotplug_state);
 }
 
-/* iowprobe_cpu_read() - @cpu's figures with its open segment up to now */
-void iowprobe_cpu_read(int cpu, struct iowprobe_acct *a, u64 *counters)
+/*
+ * iowprobe_cpu_read() - @cpu's figures with its open segment up to now
+ *
+ * Return: that instant (ns, CLOCK_MONOTONIC), so a reader can take deltas
+ * between the very instants the figures describe.
+ */
+u64 iowprobe_cpu_read(int cpu, struct iowprobe_acct *a, u64 *counters)
 {
 	struct iowprobe_cpu *c = cpu_state(cpu);
 	unsigned long flags;
@@ -379,6 +384,7 @@ void iowprobe_cpu_read(int cpu, struct iowprobe_acct *a, u64 *counters)
 	iowprobe_acct_peek(&c->acct, now, iowprobe_blk_gclock(now), a);
 	memcpy(counters, c->counters, sizeof(c->counters));
 	raw_spin_unlock_irqrestore(&c->lock, flags);
+	return now;
 }
 
 void iowprobe_acct_status(struct seq_file *m)

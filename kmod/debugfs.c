@@ -23,6 +23,7 @@ struct cpu_row {
 	u64 t_idle;
 	u64 t_iowait;
 	u64 counters[IOWPROBE_C_NR];
+	u64 t;
 };
 
 static struct dentry *dir;
@@ -66,6 +67,7 @@ static void row_add(struct cpu_row *sum, const struct cpu_row *r)
 	sum->t_iowait += r->t_iowait;
 	for (i = 0; i < IOWPROBE_C_NR; i++)
 		sum->counters[i] += r->counters[i];
+	sum->t = max(sum->t, r->t);
 }
 
 static void row_show(struct seq_file *m, const struct cpu_row *r)
@@ -78,7 +80,7 @@ static void row_show(struct seq_file *m, const struct cpu_row *r)
 		   r->t_idle, r->t_iowait, r->a.mirror, r->a.online);
 	for (i = 0; i < IOWPROBE_C_NR; i++)
 		seq_printf(m, " %llu", r->counters[i]);
-	seq_putc(m, '\n');
+	seq_printf(m, " %llu\n", r->t);
 }
 
 static int cpus_show(struct seq_file *m, void *v)
@@ -88,7 +90,7 @@ static int cpus_show(struct seq_file *m, void *v)
 
 	seq_puts(m, IOWPROBE_ABI_LINE "\n" IOWPROBE_CPUS_HEADER "\n");
 	for_each_possible_cpu(cpu) {
-		iowprobe_cpu_read(cpu, &r.a, r.counters);
+		r.t = iowprobe_cpu_read(cpu, &r.a, r.counters);
 		kernel_view(cpu, &r);
 		seq_printf(m, "%d", cpu);
 		row_show(m, &r);

@@ -115,7 +115,7 @@ void iowprobe_on_switch(bool preempt, struct task_struct *prev,
 void iowprobe_on_migrate(struct task_struct *p, int dest_cpu);
 void iowprobe_on_wakeup(struct task_struct *p);
 void iowprobe_on_free(struct task_struct *p);
-void iowprobe_cpu_read(int cpu, struct iowprobe_acct *a, u64 *counters);
+u64 iowprobe_cpu_read(int cpu, struct iowprobe_acct *a, u64 *counters);
 void iowprobe_acct_status(struct seq_file *m);
 
 /* blk.c: requests in flight, per-device figures */

@@ -50,7 +50,7 @@
 	"cpu busy_ns idle_ns iowait_ns blk_local_ns blk_any_ns "	\
 	"k_idle_ns k_iowait_ns t_idle_ns t_iowait_ns nr_iowait online "	\
 	"sleeps wakeups remote_dec_idle anomalies rq_issued rq_completed " \
-	"read_bytes write_bytes"
+	"read_bytes write_bytes now_ns"
 
 #define IOWPROBE_DEVICES_HEADER \
 	"device major:minor requests read_bytes write_bytes inflight busy_ns"

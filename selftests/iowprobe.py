@@ -1,0 +1,160 @@
+# SPDX-License-Identifier: GPL-2.0-only
+"""Helpers for the guest tests: KTAP output, the debugfs files, workloads."""
+
+import mmap
+import os
+import subprocess
+import sys
+import time
+
+DEBUGFS = "/sys/kernel/debug/iowprobe"
+ABI_LINE = "# iowprobe abi 1"
+
+
+class Ktap:
+    """KTAP output; the exit status follows kselftest (0 pass, 1 fail, 4 skip)."""
+
+    def __init__(self, plan):
+        self.n = 0
+        self.failed = 0
+        self.skipped = 0
+        print("KTAP version 1")
+        print(f"1..{plan}")
+        sys.stdout.flush()
+
+    def diag(self, msg):
+        for line in str(msg).splitlines():
+            print(f"# {line}")
+        sys.stdout.flush()
+
+    def result(self, ok, desc):
+        self.n += 1
+        if not ok:
+            self.failed += 1
+        print(f"{'ok' if ok else 'not ok'} {self.n} {desc}")
+        sys.stdout.flush()
+        return ok
+
+    def skip(self, desc, why):
+        self.n += 1
+        self.skipped += 1
+        print(f"ok {self.n} {desc} # SKIP {why}")
+        sys.stdout.flush()
+
+    def within(self, desc, got, want, rel=None, absolute=None):
+        """Check |got - want| against a relative and/or absolute bound."""
+        err = abs(got - want)
+        bound = 0
+        if rel is not None:
+            bound = max(bound, rel * abs(want))
+        if absolute is not None:
+            bound = max(bound, absolute)
+        ok = err <= bound
+        pct = 100.0 * err / want if want else float("inf")
+        self.diag(f"{desc}: got {got:.0f} want {want:.0f} "
+                  f"(error {pct:.3f}%, bound {bound:.0f})")
+        return self.result(ok, desc)
+
+    def finish(self):
+        passed = self.n - self.failed - self.skipped
+        print(f"# Totals: pass:{passed} fail:{self.failed} "
+              f"xfail:0 xpass:0 skip:{self.skipped} error:0")
+        sys.exit(1 if self.failed else (4 if self.skipped == self.n else 0))
+
+
+def read_table(name):
+    """A debugfs table as a list of dicts keyed by its header's columns."""
+    with open(f"{DEBUGFS}/{name}") as f:
+        lines = f.read().splitlines()
+    if not lines or lines[0] != ABI_LINE:
+        raise ValueError(f"{name}: first line is not '{ABI_LINE}'")
+    cols = lines[1].split()
+    rows = []
+    for line in lines[2:]:
+        vals = line.split()
+        if len(vals) != len(cols):
+            raise ValueError(f"{name}: '{line}' has {len(vals)} fields")
+        rows.append({c: (v if i == 0 or ":" in v else int(v))
+                     for i, (c, v) in enumerate(zip(cols, vals))})
+    return rows
+
+
+def read_cpus():
+    """{cpu: row} with 'all' for the total, and the read's midpoint (ns)."""
+    t0 = time.monotonic_ns()
+    rows = read_table("cpus")
+    t1 = time.monotonic_ns()
+    return {r["cpu"]: r for r in rows}, (t0 + t1) // 2
+
+
+def read_status():
+    with open(f"{DEBUGFS}/status") as f:
+        lines = f.read().splitlines()
+    return dict(line.split(": ", 1) for line in lines[1:])
+
+
+def delta(a, b, cpu, col):
+    return b[str(cpu)][col] - a[str(cpu)][col]
+
+
+def pin(cpu):
+    os.sched_setaffinity(0, {cpu})
+
+
+def modprobe(*args):
+    subprocess.run(["modprobe", "-r", args[0]], stderr=subprocess.DEVNULL)
+    subprocess.run(["modprobe", *args], check=True)
+
+
+def nullb(completion_ns, irqmode=2):
+    """A fresh /dev/nullb0 completing each request after completion_ns."""
+    modprobe("null_blk", f"irqmode={irqmode}",
+             f"completion_nsec={completion_ns}", "nr_devices=1",
+             "submit_queues=2")
+    for _ in range(100):
+        if os.path.exists("/dev/nullb0"):
+            return "/dev/nullb0"
+        time.sleep(0.05)
+    raise RuntimeError("null_blk loaded but /dev/nullb0 did not appear")
+
+
+def direct_reads(dev, seconds, bs=4096):
+    """Synchronous O_DIRECT reads for about `seconds`.
+
+    Returns (wall_ns, own_cpu_ns, reads): the truth for iowait is
+    wall - own CPU time, since the thread either runs or waits on its I/O.
+    """
+    fd = os.open(dev, os.O_RDONLY | os.O_DIRECT)
+    buf = mmap.mmap(-1, bs)
+    size = os.lseek(fd, 0, os.SEEK_END)
+    n = 0
+    c0 = time.thread_time_ns()
+    t0 = time.monotonic_ns()
+    end = t0 + int(seconds * 1e9)
+    while True:
+        os.preadv(fd, [buf], (n * bs) % size)
+        n += 1
+        if n % 8 == 0 and time.monotonic_ns() >= end:
+            break
+    t1 = time.monotonic_ns()
+    c1 = time.thread_time_ns()
+    os.close(fd)
+    return t1 - t0, c1 - c0, n
+
+
+def proc_stat_cpu(cpu):
+    """(idle, iowait) of /proc/stat's cpuN line, in ns (USER_HZ = 100)."""
+    with open("/proc/stat") as f:
+        for line in f:
+            if line.startswith(f"cpu{cpu} "):
+                v = [int(x) for x in line.split()[1:]]
+                return v[3] * 10_000_000, v[4] * 10_000_000
+    raise ValueError(f"cpu{cpu} not in /proc/stat")
+
+
+def procs_blocked():
+    with open("/proc/stat") as f:
+        for line in f:
+            if line.startswith("procs_blocked "):
+                return int(line.split()[1])
+    raise ValueError("no procs_blocked in /proc/stat")
