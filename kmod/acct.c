@@ -26,6 +26,8 @@ static enum cpuhp_state hotplug_state;
 static atomic64_t seeded;
 static atomic64_t seed_raced;
 static atomic64_t late_block;
+static atomic64_t delayed_parked;	/* 6.12: PENDING entries made */
+static atomic64_t delayed_blocked;	/* ... then found blocked */
 
 static struct iowprobe_cpu *cpu_state(int cpu)
 {
@@ -134,6 +136,7 @@ static void charge(struct iowprobe_cpu *c, struct iowprobe_entry *e)
 		count(c, IOWPROBE_C_sleeps);
 	} else {
 		list_add(&e->task.pending, &c->pending);
+		atomic64_inc(&delayed_parked);
 	}
 }
 
@@ -153,6 +156,7 @@ static void reconcile(struct iowprobe_cpu *c, bool was_idle)
 		list_del_init(&e->task.pending);
 		e->task.state = IOWPROBE_T_COUNTED;
 		charge(c, e);
+		atomic64_inc(&delayed_blocked);
 		if (was_idle)	/* blocked remotely while we idled */
 			atomic64_inc(&late_block);
 	}
@@ -387,19 +391,21 @@ u64 iowprobe_cpu_read(int cpu, struct iowprobe_acct *a, u64 *counters)
 	return now;
 }
 
+/* iowprobe_acct_events() - hits of one tracepoint on all CPUs */
+u64 iowprobe_acct_events(enum iowprobe_event ev)
+{
+	u64 sum = 0;
+	int cpu;
+
+	for_each_possible_cpu(cpu)
+		sum += READ_ONCE(cpu_state(cpu)->events[ev]);
+	return sum;
+}
+
 void iowprobe_acct_status(struct seq_file *m)
 {
 	struct iowprobe_table *t = &iowprobe_tasks;
-	u64 events[IOWPROBE_EV_NR] = { 0 };
-	int cpu, i;
 
-	for_each_possible_cpu(cpu)
-		for (i = 0; i < IOWPROBE_EV_NR; i++)
-			events[i] += READ_ONCE(cpu_state(cpu)->events[i]);
-#define X(name) seq_printf(m, "events_" #name ": %llu\n", \
-			   events[IOWPROBE_EV_##name]);
-	IOWPROBE_EVENTS(X)
-#undef X
 	/* sleepers from before load are seeded, so the mirror starts exact */
 	seq_puts(m, "warmup: seeded\n");
 	seq_printf(m, "seeded: %lld\n", atomic64_read(&seeded));
@@ -408,5 +414,8 @@ void iowprobe_acct_status(struct seq_file *m)
 		   t->size);
 	seq_printf(m, "task_pool_exhausted: %lld\n",
 		   atomic64_read(&t->exhausted));
+	seq_printf(m, "delayed_parked: %lld\n", atomic64_read(&delayed_parked));
+	seq_printf(m, "delayed_blocked: %lld\n",
+		   atomic64_read(&delayed_blocked));
 	seq_printf(m, "late_block: %lld\n", atomic64_read(&late_block));
 }

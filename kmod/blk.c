@@ -51,6 +51,18 @@ static DEFINE_RAW_SPINLOCK(devs_lock);
 static atomic64_t devs_overflow;
 static atomic64_t rq_anomalies;
 
+/*
+ * devs_published() - how many device slots are fully written
+ *
+ * Pairs with the smp_store_release() in dev_index(): a slot is filled in
+ * before ndevs counts it, so readers never see a half-written slot.
+ */
+static unsigned int devs_published(void)
+{
+	/* pairs with smp_store_release() in dev_index() */
+	return smp_load_acquire(&ndevs);
+}
+
 static void busy_init(struct busy_clock *b)
 {
 	raw_spin_lock_init(&b->lock);
@@ -115,7 +127,7 @@ void iowprobe_blk_exit(void)
 /* dev_index() - the slot of @disk, added on first sight */
 static u16 dev_index(struct gendisk *disk)
 {
-	unsigned int i, n = smp_load_acquire(&ndevs);
+	unsigned int i, n = devs_published();
 	unsigned long flags;
 	dev_t devt;
 
@@ -137,6 +149,7 @@ static u16 dev_index(struct gendisk *disk)
 	devs[i].devt = devt;
 	strscpy(devs[i].name, disk->disk_name, sizeof(devs[i].name));
 	busy_init(&devs[i].busy);
+	/* publish the filled slot; pairs with devs_published() */
 	smp_store_release(&ndevs, i + 1);
 out:
 	raw_spin_unlock_irqrestore(&devs_lock, flags);
@@ -248,7 +261,7 @@ void iowprobe_on_requeue(struct request *rq)
 
 void iowprobe_blk_devices_show(struct seq_file *m)
 {
-	unsigned int i, n = smp_load_acquire(&ndevs);
+	unsigned int i, n = devs_published();
 	u64 now = iowprobe_now();
 	struct iowprobe_dev *d;
 
@@ -267,7 +280,7 @@ void iowprobe_blk_devices_show(struct seq_file *m)
 
 void iowprobe_blk_latency_show(struct seq_file *m)
 {
-	unsigned int i, s, n = smp_load_acquire(&ndevs);
+	unsigned int i, s, n = devs_published();
 	struct iowprobe_dev *d;
 	u64 count, hi;
 
@@ -297,7 +310,7 @@ void iowprobe_blk_status(struct seq_file *m)
 		   atomic64_read(&requests.exhausted));
 	seq_printf(m, "request_anomalies: %lld\n",
 		   atomic64_read(&rq_anomalies));
-	seq_printf(m, "devices: %u\n", smp_load_acquire(&ndevs));
+	seq_printf(m, "devices: %u\n", devs_published());
 	seq_printf(m, "devices_overflow: %lld\n",
 		   atomic64_read(&devs_overflow));
 }

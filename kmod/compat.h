@@ -6,16 +6,17 @@
 #define IOWPROBE_COMPAT_H
 
 #include <linux/sched.h>
-#include <linux/version.h>
 
 /*
  * commit 152e11f6df29 ("sched/fair: Implement delayed dequeue"), v6.12: a
  * task that blocks while not eligible stays queued with se.sched_delayed
  * set, and nr_iowait is incremented only when it is finally dequeued.
+ * Kbuild defines IOWPROBE_HAVE_DELAYED_DEQUEUE when the headers have the
+ * field, which also covers backports.
  */
 static inline bool iowprobe_task_delayed(struct task_struct *p)
 {
-#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 12, 0)
+#ifdef IOWPROBE_HAVE_DELAYED_DEQUEUE
 	return READ_ONCE(p->se.sched_delayed);
 #else
 	return false;

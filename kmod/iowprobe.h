@@ -17,17 +17,29 @@ struct task_struct;
 struct request;
 struct seq_file;
 
+/* tracepoint hits; status prints them as events_<tracepoint> */
 enum iowprobe_event {
-#define X(name) IOWPROBE_EV_##name,
-	IOWPROBE_EVENTS(X)
-#undef X
+	IOWPROBE_EV_sched_process_free,
+	IOWPROBE_EV_sched_wakeup,
+	IOWPROBE_EV_sched_migrate_task,
+	IOWPROBE_EV_sched_waking,
+	IOWPROBE_EV_block_rq_complete,
+	IOWPROBE_EV_block_rq_requeue,
+	IOWPROBE_EV_sched_switch,
+	IOWPROBE_EV_block_rq_issue,
 	IOWPROBE_EV_NR
 };
 
+/* per-CPU counters, in the order of IOWPROBE_CPUS_HEADER's columns */
 enum iowprobe_counter {
-#define X(name) IOWPROBE_C_##name,
-	IOWPROBE_COUNTERS(X)
-#undef X
+	IOWPROBE_C_sleeps,
+	IOWPROBE_C_wakeups,
+	IOWPROBE_C_remote_dec_idle,
+	IOWPROBE_C_anomalies,
+	IOWPROBE_C_rq_issued,
+	IOWPROBE_C_rq_completed,
+	IOWPROBE_C_read_bytes,
+	IOWPROBE_C_write_bytes,
 	IOWPROBE_C_NR
 };
 
@@ -117,6 +129,7 @@ void iowprobe_on_wakeup(struct task_struct *p);
 void iowprobe_on_free(struct task_struct *p);
 u64 iowprobe_cpu_read(int cpu, struct iowprobe_acct *a, u64 *counters);
 void iowprobe_acct_status(struct seq_file *m);
+u64 iowprobe_acct_events(enum iowprobe_event ev);
 
 /* blk.c: requests in flight, per-device figures */
 int iowprobe_blk_init(void);

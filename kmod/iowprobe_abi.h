@@ -18,34 +18,10 @@
 #define IOWPROBE_LAT_SLOTS	40
 
 /*
- * Tracepoint hits, counted on the CPU where the probe ran.  The name is the
- * tracepoint's; status prints them as events_<name>.
+ * The cpus file: the time columns, the kernel's view, then the per-CPU
+ * counters (the module's enum iowprobe_counter follows this order), then
+ * the instant the row describes.
  */
-#define IOWPROBE_EVENTS(X)		\
-	X(sched_switch)			\
-	X(sched_waking)			\
-	X(sched_wakeup)			\
-	X(sched_migrate_task)		\
-	X(sched_process_free)		\
-	X(block_rq_issue)		\
-	X(block_rq_complete)		\
-	X(block_rq_requeue)
-
-/*
- * Per-CPU accounting counters, appended to the cpus file after the time
- * columns.  Each is charged to the CPU it describes (the sleep CPU, the
- * submitting CPU), which is not always the CPU the probe ran on.
- */
-#define IOWPROBE_COUNTERS(X)		\
-	X(sleeps)			\
-	X(wakeups)			\
-	X(remote_dec_idle)		\
-	X(anomalies)			\
-	X(rq_issued)			\
-	X(rq_completed)			\
-	X(read_bytes)			\
-	X(write_bytes)
-
 #define IOWPROBE_CPUS_HEADER						\
 	"cpu busy_ns idle_ns iowait_ns blk_local_ns blk_any_ns "	\
 	"k_idle_ns k_iowait_ns t_idle_ns t_iowait_ns nr_iowait online "	\

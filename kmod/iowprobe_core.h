@@ -14,7 +14,7 @@
 #include <linux/types.h>	/* kernel header or UAPI header: both give __u64 */
 #endif
 #ifndef __always_inline		/* userspace has no such macro */
-#define __always_inline inline __attribute__((__always_inline__))
+#define __always_inline inline
 #endif
 
 #include "iowprobe_abi.h"

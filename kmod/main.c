@@ -8,11 +8,12 @@
 #include <linux/kernel.h>
 #include <linux/module.h>
 #include <linux/moduleparam.h>
+#include <linux/sizes.h>
 
 #include "iowprobe.h"
 
 #define POOL_MIN	16U
-#define POOL_MAX	(1U << 20)
+#define POOL_MAX	SZ_1M
 
 unsigned int iowprobe_task_pool = 4096;
 unsigned int iowprobe_request_pool = 4096;

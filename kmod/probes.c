@@ -84,6 +84,7 @@ static void probe_block_rq_requeue(void *data, struct request *rq)
 	iowprobe_on_requeue(rq);
 }
 
+/* one entry per enum iowprobe_event, in the same order */
 struct iowprobe_tp {
 	const char *name;
 	void *probe;
@@ -109,6 +110,7 @@ static struct iowprobe_tp tps[] = {
 
 static void __maybe_unused probes_typecheck(void)
 {
+	BUILD_BUG_ON(ARRAY_SIZE(tps) != IOWPROBE_EV_NR);
 	TP_TYPECHECK(sched_process_free, probe_sched_process_free);
 	TP_TYPECHECK(sched_wakeup, probe_sched_wakeup);
 	TP_TYPECHECK(sched_migrate_task, probe_sched_migrate_task);
@@ -186,4 +188,7 @@ void iowprobe_probes_status(struct seq_file *m)
 		if (tps[i].registered)
 			seq_printf(m, " %s", tps[i].name);
 	seq_putc(m, '\n');
+	for (i = 0; i < ARRAY_SIZE(tps); i++)
+		seq_printf(m, "events_%s: %llu\n", tps[i].name,
+			   iowprobe_acct_events(i));
 }
