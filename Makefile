@@ -25,22 +25,23 @@ KDIR ?= /lib/modules/$(KVER)/build
 BUILD := build
 KSRC := Kbuild $(wildcard kmod/*.c kmod/*.h)
 
-.PHONY: all modules modules-all user check host-tests guest-tests demo \
+.PHONY: all modules modules-all modules-testing user guest-progs check host-tests guest-tests demo \
 	lint clean deps
 .DELETE_ON_ERROR:
 
 all: modules user
 
-# module_in(release) - build a private copy under build/RELEASE so that
-# builds for different kernels never clobber each other's objects
+# module_in(release, dir suffix, extra kbuild args) - build a private copy
+# under build/RELEASE so builds for different kernels never clobber each
+# other's objects
 define module_in
 	@test -f /lib/modules/$(1)/build/Makefile || { \
 		echo "no headers for kernel '$(1)': run sudo scripts/deps" >&2; \
 		exit 2; }
-	@mkdir -p $(BUILD)/$(1)/kmod
-	@cp -pu Kbuild $(BUILD)/$(1)/
-	@cp -pu kmod/*.c kmod/*.h $(BUILD)/$(1)/kmod/
-	$(MAKE) -C /lib/modules/$(1)/build M=$(CURDIR)/$(BUILD)/$(1) modules
+	@mkdir -p $(BUILD)/$(1)$(2)/kmod
+	@cp -pu Kbuild $(BUILD)/$(1)$(2)/
+	@cp -pu kmod/*.c kmod/*.h $(BUILD)/$(1)$(2)/kmod/
+	$(MAKE) -C /lib/modules/$(1)/build M=$(CURDIR)/$(BUILD)/$(1)$(2) $(3) modules
 endef
 
 modules: $(KSRC)
@@ -52,6 +53,12 @@ modules-all: $(addprefix module-,$(TEST_KERNELS))
 module-%: $(KSRC)
 	$(call module_in,$(call kernel_release,$*))
 
+# the module with test-only parameters, for the robustness tests
+modules-testing: $(addprefix module-testing-,$(TEST_KERNELS))
+
+module-testing-%: $(KSRC)
+	$(call module_in,$(call kernel_release,$*),-testing,IOWPROBE_TESTING=y)
+
 user:
 	$(MAKE) -C user
 
@@ -61,8 +68,10 @@ deps:
 host-tests: user
 	$(MAKE) -C selftests host-tests
 
-guest-tests: modules-all user
+guest-progs:
 	$(MAKE) -C selftests guest-progs
+
+guest-tests: modules-all modules-testing user guest-progs
 	scripts/guest-tests
 
 check:

@@ -414,6 +414,9 @@ void iowprobe_acct_status(struct seq_file *m)
 		   t->size);
 	seq_printf(m, "task_pool_exhausted: %lld\n",
 		   atomic64_read(&t->exhausted));
+	/* iowait_ns and nr_iowait miss the sleeps the pool could not hold */
+	seq_printf(m, "exact_iowait: %s\n",
+		   iowprobe_table_exact(t) ? "yes" : "no");
 	seq_printf(m, "delayed_parked: %lld\n", atomic64_read(&delayed_parked));
 	seq_printf(m, "delayed_blocked: %lld\n",
 		   atomic64_read(&delayed_blocked));

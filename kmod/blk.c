@@ -308,6 +308,9 @@ void iowprobe_blk_status(struct seq_file *m)
 		   iowprobe_table_used(&requests), requests.size);
 	seq_printf(m, "request_pool_exhausted: %lld\n",
 		   atomic64_read(&requests.exhausted));
+	/* blk_*_ns and the device figures miss what the pool could not hold */
+	seq_printf(m, "exact_blk: %s\n",
+		   iowprobe_table_exact(&requests) ? "yes" : "no");
 	seq_printf(m, "request_anomalies: %lld\n",
 		   atomic64_read(&rq_anomalies));
 	seq_printf(m, "devices: %u\n", devs_published());

@@ -98,6 +98,7 @@ struct iowprobe_table {
 	unsigned int bits;
 	unsigned int lock_mask;
 	atomic64_t exhausted;
+	bool overflowed;	/* since the pool was last empty */
 };
 
 int iowprobe_table_init(struct iowprobe_table *t, const char *name,
@@ -111,6 +112,7 @@ struct iowprobe_entry *iowprobe_table_add(struct iowprobe_table *t,
 struct iowprobe_entry *iowprobe_table_del(struct iowprobe_table *t,
 					  const void *key);
 unsigned int iowprobe_table_used(struct iowprobe_table *t);
+bool iowprobe_table_exact(struct iowprobe_table *t);
 
 /* acct.c: per-CPU time and the nr_iowait mirror */
 extern struct iowprobe_table iowprobe_tasks;

@@ -121,6 +121,35 @@ static void __maybe_unused probes_typecheck(void)
 	TP_TYPECHECK(block_rq_issue, probe_block_rq_issue);
 }
 
+#ifdef IOWPROBE_TESTING
+/*
+ * Testing builds only (make modules-testing): one more tracepoint to
+ * require after all probes are attached, to drive the -ENOENT path and its
+ * unwinding.  The production module has no such parameter.
+ */
+static char *test_tracepoint;
+module_param(test_tracepoint, charp, 0444);
+MODULE_PARM_DESC(test_tracepoint,
+		 "testing build: require this tracepoint after attaching");
+static struct tracepoint *test_tp;
+
+static int test_require(void)
+{
+	if (!test_tracepoint || test_tp)
+		return 0;
+	pr_err("tracepoint %s not found in this kernel\n", test_tracepoint);
+	return -ENOENT;
+}
+#else
+static const char *const test_tracepoint;
+static struct tracepoint *test_tp;
+
+static int test_require(void)
+{
+	return 0;
+}
+#endif
+
 static void match_tp(struct tracepoint *tp, void *priv)
 {
 	int i;
@@ -128,6 +157,8 @@ static void match_tp(struct tracepoint *tp, void *priv)
 	for (i = 0; i < ARRAY_SIZE(tps); i++)
 		if (!strcmp(tp->name, tps[i].name))
 			tps[i].tp = tp;
+	if (test_tracepoint && !strcmp(tp->name, test_tracepoint))
+		test_tp = tp;
 }
 
 static void unregister_from(int i)
@@ -169,7 +200,10 @@ int iowprobe_probes_register(void)
 		}
 		tps[i].registered = true;
 	}
-	return 0;
+	ret = test_require();
+	if (ret)
+		unregister_from(ARRAY_SIZE(tps));
+	return ret;
 }
 
 void iowprobe_probes_unregister(void)

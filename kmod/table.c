@@ -66,6 +66,8 @@ struct iowprobe_entry *iowprobe_entry_get(struct iowprobe_table *t)
 	raw_spin_lock_irqsave(&t->free_lock, flags);
 	if (t->nfree)
 		e = t->free[--t->nfree];
+	else
+		t->overflowed = true;
 	raw_spin_unlock_irqrestore(&t->free_lock, flags);
 	if (!e)
 		atomic64_inc(&t->exhausted);
@@ -78,6 +80,8 @@ void iowprobe_entry_put(struct iowprobe_table *t, struct iowprobe_entry *e)
 
 	raw_spin_lock_irqsave(&t->free_lock, flags);
 	t->free[t->nfree++] = e;
+	if (t->nfree == t->size)	/* load has dropped: exact again */
+		t->overflowed = false;
 	raw_spin_unlock_irqrestore(&t->free_lock, flags);
 }
 
@@ -141,4 +145,13 @@ struct iowprobe_entry *iowprobe_table_del(struct iowprobe_table *t,
 unsigned int iowprobe_table_used(struct iowprobe_table *t)
 {
 	return t->size - READ_ONCE(t->nfree);
+}
+
+/*
+ * iowprobe_table_exact() - false while something the pool could not hold
+ * may still be going on: from a failed get until the pool is empty again
+ */
+bool iowprobe_table_exact(struct iowprobe_table *t)
+{
+	return !READ_ONCE(t->overflowed);
 }

@@ -131,18 +131,7 @@ def mirror_vs_kernel(k):
     readers = [subprocess.Popen(["taskset", "-c", str(c), sys.executable,
                                  "-c", script]) for c in (0, 1)]
     time.sleep(1)
-    worst, samples = 0, 0
-    while all(r.poll() is None for r in readers) and samples < 60:
-        # the two files cannot be read at one instant: bracket the mirror
-        # between procs_blocked just before and just after
-        before = iow.procs_blocked()
-        rows, _ = iow.read_cpus()
-        after = iow.procs_blocked()
-        mirror = rows["all"]["nr_iowait"]
-        lo, hi = min(before, after), max(before, after)
-        worst = max(worst, lo - mirror, mirror - hi)
-        samples += 1
-        time.sleep(0.05)
+    worst, samples = sample_mirror(4)
     for r in readers:
         r.wait()
     k.diag(f"{samples} samples, largest difference {worst}")
@@ -151,20 +140,104 @@ def mirror_vs_kernel(k):
     subprocess.run(["modprobe", "-r", "null_blk"], check=False)
 
 
+def sample_mirror(seconds):
+    """Largest distance of all nr_iowait outside [procs_blocked before,
+    procs_blocked after] over `seconds`; and the number of samples."""
+    worst, samples = 0, 0
+    end = time.monotonic() + seconds
+    while time.monotonic() < end:
+        # the two files cannot be read at one instant: bracket the mirror
+        before = iow.procs_blocked()
+        rows, _ = iow.read_cpus()
+        after = iow.procs_blocked()
+        mirror = rows["all"]["nr_iowait"]
+        worst = max(worst, min(before, after) - mirror,
+                    mirror - max(before, after))
+        samples += 1
+        time.sleep(0.05)
+    return worst, samples
+
+
+def contended(k):
+    """Readers sharing their CPU with a hog: 6.12 delays their dequeues
+    (EEVDF lag), and the mirror must still follow nr_iowait."""
+    dev = iow.nullb(20_000_000)
+    script = ("import sys; sys.path.insert(0, %r); import iowprobe as i; "
+              "i.direct_reads(%r, 5)" % (HERE, dev))
+    procs = []
+    for c in (0, 1):
+        procs.append(subprocess.Popen(["taskset", "-c", str(c), "sh", "-c",
+                                       "while :; do :; done"]))
+        procs.append(subprocess.Popen(["taskset", "-c", str(c),
+                                       sys.executable, "-c", script]))
+    s0 = iow.read_status()
+    time.sleep(0.5)
+    worst, samples = sample_mirror(3)
+    for p in procs[1::2]:
+        p.wait()
+    for p in procs[0::2]:
+        p.kill()
+        p.wait()
+    s1 = iow.read_status()
+    parked = int(s1["delayed_parked"]) - int(s0["delayed_parked"])
+    blocked = int(s1["delayed_blocked"]) - int(s0["delayed_blocked"])
+    k.diag(f"contended: {samples} samples, largest difference {worst}; "
+           f"delayed dequeues {parked}, found blocked later {blocked}")
+    k.result(samples >= 10 and worst <= 1,
+             "contended: all nr_iowait matches procs_blocked within 1")
+    if "sched_delayed" in open("/proc/kallsyms").read(0) or \
+            os.uname().release >= "6.12":
+        k.result(parked > 0, "contended: delayed dequeues were followed")
+    else:
+        k.skip("contended: delayed dequeues were followed",
+               "no delayed dequeue before 6.12")
+    subprocess.run(["modprobe", "-r", "null_blk"], check=False)
+
+
+def no_leaks(k):
+    """Once the load is gone, no task or request is still followed."""
+    time.sleep(0.5)
+    st = iow.read_status()
+    rows, _ = iow.read_cpus()
+    k.diag(f"task_pool {st['task_pool']}, request_pool {st['request_pool']}, "
+           f"anomalies {rows['all']['anomalies']}")
+    k.result(st["task_pool"].startswith("0/") and
+             st["request_pool"].startswith("0/"),
+             "no leaks: pools empty when idle")
+    k.result(rows["all"]["anomalies"] == 0 and
+             int(st["request_anomalies"]) == 0,
+             "no anomalies under these workloads")
+
+
+def dmesg_clean(k, mark):
+    lines = subprocess.run(["dmesg"], capture_output=True,
+                           text=True).stdout.splitlines()[mark:]
+    bad = [ln for ln in lines
+           if any(w in ln for w in ("WARNING:", "BUG:", "Oops",
+                                    "circular locking", "soft lockup",
+                                    "stall"))]
+    for ln in bad:
+        k.diag(ln)
+    k.result(not bad, "dmesg: no warning, bug or lockdep report")
+
+
 def main():
     if os.geteuid() != 0 or "IOWPROBE_KO" not in os.environ:
         print("1..0 # SKIP needs root in the test box (IOWPROBE_KO)")
         sys.exit(4)
-    k = iow.Ktap(15)
+    k = iow.Ktap(20)
+    mark = len(subprocess.run(["dmesg"], capture_output=True,
+                              text=True).stdout.splitlines())
     loaded = load_module()
     for test in (conservation, ground_truth, plain_sleep, uring_no_disk,
-                 misbooking, mirror_vs_kernel):
+                 misbooking, mirror_vs_kernel, contended, no_leaks):
         try:
             test(k)
         except Exception as e:  # a broken step fails, the rest still runs
             k.result(False, f"{test.__name__}: {e!r}")
     if loaded:
         subprocess.run(["rmmod", "iowprobe"], check=False)
+    dmesg_clean(k, mark)
     k.finish()
 
 

@@ -1,0 +1,52 @@
+# SPDX-License-Identifier: GPL-2.0-only
+#
+# iowstat.mk - iowstat's host tests (no root, no VM, no module).
+# Included by selftests/Makefile; usable alone too:
+#   make -f selftests/iowstat.mk iowstat-tests
+#
+# iowstat-tests   build user/iowstat and the tests, run them, print KTAP,
+#                 fail if any test failed
+# iowstat-build   only build
+#
+# The C tests use the kselftest harness headers that scripts/get-kselftest
+# extracts into selftests/.ksft (git-ignored); binaries go there as well
+# unless IOWSTAT_OUT says otherwise.
+
+IOWSTAT_SELFTESTS := $(abspath $(dir $(lastword $(MAKEFILE_LIST))))
+IOWSTAT_USER	?= $(IOWSTAT_SELFTESTS)/../user
+IOWSTAT_KSFT	?= $(IOWSTAT_SELFTESTS)/.ksft
+IOWSTAT_OUT	?= $(IOWSTAT_KSFT)/iowstat
+IOWSTAT_CC	?= $(CC)
+IOWSTAT_CFLAGS	?= -O2 -g -Wall -D_GNU_SOURCE
+
+IOWSTAT_C_TESTS	:= iowstat_parse_test iowstat_calc_test
+IOWSTAT_PY_TESTS := iowstat_cli_test.py
+IOWSTAT_BINS	:= $(addprefix $(IOWSTAT_OUT)/,$(IOWSTAT_C_TESTS))
+
+.PHONY: iowstat-tests iowstat-build iowstat-user
+
+iowstat-user:
+	$(MAKE) -C $(IOWSTAT_USER) iowstat libiowstat.a
+
+$(IOWSTAT_KSFT)/kselftest_harness.h:
+	$(IOWSTAT_SELFTESTS)/../scripts/get-kselftest $(IOWSTAT_KSFT)
+
+$(IOWSTAT_OUT)/%: $(IOWSTAT_SELFTESTS)/%.c iowstat-user \
+		$(IOWSTAT_KSFT)/kselftest_harness.h
+	@mkdir -p $(IOWSTAT_OUT)
+	$(IOWSTAT_CC) $(IOWSTAT_CFLAGS) -I$(IOWSTAT_KSFT) -I$(IOWSTAT_USER) \
+		-o $@ $< $(IOWSTAT_USER)/libiowstat.a
+
+iowstat-build: iowstat-user $(IOWSTAT_BINS)
+
+# Run everything, then fail once if anything failed.
+iowstat-tests: iowstat-build
+	@fail=0; \
+	for t in $(IOWSTAT_BINS); do \
+		$$t || fail=1; \
+	done; \
+	for t in $(IOWSTAT_PY_TESTS); do \
+		python3 $(IOWSTAT_SELFTESTS)/$$t $(IOWSTAT_USER)/iowstat || \
+			fail=1; \
+	done; \
+	test $$fail = 0

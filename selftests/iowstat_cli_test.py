@@ -1,0 +1,445 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-only
+#
+# iowstat_cli_test.py - iowstat end to end: replayed fixtures against
+# expected output worked out by hand, the output formats through real
+# parsers (json, csv, promtool when installed), damaged recordings, every
+# user-facing error with its message and exit code, and -- CMD.
+#
+# usage: iowstat_cli_test.py [path/to/iowstat]
+# Prints KTAP; exit 0 when every test passed, 1 otherwise.
+import csv
+import io
+import json
+import os
+import re
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+FIX = os.path.join(HERE, "fixtures", "iowstat")
+IOWSTAT = os.path.abspath(sys.argv[1] if len(sys.argv) > 1 else
+                          os.path.join(HERE, "..", "user", "iowstat"))
+REC = os.path.join(FIX, "basic.rec")
+TESTS = []
+TMP = tempfile.mkdtemp(prefix="iowstat-test.")
+
+
+def test(fn):
+    TESTS.append(fn)
+    return fn
+
+
+def run(*args, env=None, **kw):
+    e = dict(os.environ, TZ="UTC", LC_ALL="C")
+    e.pop("IOWSTAT_DEBUGFS", None)
+    e.update(env or {})
+    return subprocess.run([IOWSTAT] + list(args), capture_output=True,
+                          text=True, env=e, timeout=60, **kw)
+
+
+def check(cond, what):
+    if not cond:
+        raise AssertionError(what)
+
+
+def expect(res, rc, err_re=None, out=None):
+    check(res.returncode == rc, "exit %d, expected %d; stderr: %r"
+          % (res.returncode, rc, res.stderr))
+    if err_re is not None:
+        lines = res.stderr.strip("\n").split("\n")
+        check(len(lines) == 1, "want one stderr line, got %r" % res.stderr)
+        check(re.search(err_re, lines[0]), "stderr %r !~ %r"
+              % (lines[0], err_re))
+    if out is not None:
+        check(res.stdout == out, "stdout differs:\n%s\nexpected:\n%s"
+              % (res.stdout, out))
+
+
+def fixture(name):
+    with open(os.path.join(FIX, name)) as f:
+        return f.read()
+
+
+def fake_debugfs(cpus_text):
+    d = tempfile.mkdtemp(dir=TMP)
+    if cpus_text is not None:
+        os.mkdir(os.path.join(d, "iowprobe"))
+        with open(os.path.join(d, "iowprobe", "cpus"), "w") as f:
+            f.write(cpus_text)
+    return d
+
+
+def good_cpus():
+    text = open(REC).read()
+    start = text.index("@file /sys/kernel/debug/iowprobe/cpus")
+    body = text[text.index("\n", start) + 1:]
+    return body[:body.index("\n@end")]
+
+
+# --- views from the hand-made recording ---------------------------------
+
+@test
+def replay_vmstat_matches_hand_computed():
+    res = run("--replay", REC)
+    expect(res, 0, out=fixture("basic.vmstat.out"))
+    check(res.stderr.count("re-baselined") == 1, "rebase said once")
+    check("cpu 1:" in res.stderr, "names cpu 1")
+
+
+@test
+def replay_cpus_matches_hand_computed():
+    expect(run("--replay", REC, "-P", "ALL"), 0,
+           out=fixture("basic.cpus.out"))
+
+
+@test
+def awk_sees_vmstat_columns():
+    out = run("--replay", REC).stdout.split("\n")
+    exp = fixture("basic.vmstat.out").split("\n")
+    for got, want in zip(out[2:6], exp[2:6]):
+        check(got.split()[:17] == want.split()[:17], "columns 1-17")
+        check(got.split()[14:16] == want.split()[14:16], "id wa")
+    check(out[1].split()[:17] == "r b swpd free buff cache si so bi bo in "
+          "cs us sy id wa st".split(), "vmstat's header names")
+
+
+@test
+def no_first_and_timestamp():
+    res = run("--replay", REC, "-y", "-t")
+    lines = res.stdout.strip().split("\n")
+    check(len(lines) == 5, "header + 3 lines, got %d" % len(lines))
+    check(lines[0].endswith(" -----timestamp----- -----exact------"),
+          lines[0])
+    check(re.search(r" +UTC +xwa", lines[1]), lines[1])
+    check(" 2025-01-02 03:04:06 " in lines[2], lines[2])
+    check(lines[2].startswith(" 2  0  10000 1000000"), lines[2])
+
+
+@test
+def wide_and_units():
+    lines = run("--replay", REC, "-w", "-S", "M").stdout.split("\n")
+    check(lines[0].startswith("--procs-- ---"), lines[0])
+    check(lines[1].split()[-5:] == ["gu", "xwa", "bl", "ba", "err"],
+          lines[1])
+    # 1000000 KiB / 1024 = 976.6 -> 976; 350000 -> 341
+    check(lines[2] == "   3    1            9          976            1"
+          "          341    0    0   200   400  500 1200  10   6  80   4"
+          "   0   0   20   13   17   -16", repr(lines[2]))
+
+
+@test
+def count_limits_replay():
+    lines = run("--replay", REC, "1", "2").stdout.strip().split("\n")
+    check(len(lines) == 4, "header + 2 lines")
+
+
+@test
+def json_parses_and_keeps_sysstat_keys():
+    res = run("--replay", REC, "-o", "json", "-P", "0,1")
+    expect(res, 0)
+    doc = json.loads(res.stdout)
+    host = doc["sysstat"]["hosts"][0]
+    check(host["number-of-cpus"] == 2 and host["nodename"] == "testbox",
+          "host keys")
+    st = host["statistics"]
+    check(len(st) == 3, "3 intervals")
+    check(st[0]["timestamp"] == "03:04:06", st[0]["timestamp"])
+    check(st[0]["psi-io"]["some-total-us"] == 1250000, "psi")
+    load = st[0]["cpu-load"]
+    check([c["cpu"] for c in load] == ["all", "0", "1"], "cpu rows")
+    keys = ("usr nice sys iowait irq soft steal guest gnice idle kidle "
+            "kiowait xidle xiowait xblk xblkany xerr").split()
+    check(list(load[0].keys()) == ["cpu"] + keys, list(load[0].keys()))
+    check(load[1]["xiowait"] == 20.0 and load[1]["kidle"] == 60.0, "cpu0")
+    # /proc/stat interval 1: 60 us, 30 sy, 150 id, 50 wa, 10 soft of 300
+    check(load[0]["usr"] == 20.0 and load[0]["iowait"] == 16.67, "sysstat")
+
+
+@test
+def csv_has_header_and_rows():
+    res = run("--replay", REC, "-o", "csv", "-P", "ALL")
+    expect(res, 0)
+    rows = list(csv.DictReader(io.StringIO(res.stdout)))
+    check(len(rows) == 9, "3 intervals x (all, 0, 1)")
+    check(rows[0]["timestamp"] == "2025-01-02T03:04:06Z", "timestamp")
+    check(rows[1]["cpu"] == "0" and rows[1]["xblkany"] == "30.00", "cpu0")
+    check(rows[4]["cpu"] == "0" and rows[5]["xidle"] == "0.00", "rebased")
+    check(rows[8]["psi_full_total_us"] == "875000", "psi")
+
+
+def prom_parse(text):
+    """A strict reading of the text format: HELP/TYPE before samples."""
+    typed, samples = {}, {}
+    for line in text.splitlines():
+        m = re.match(r"# (HELP|TYPE) ([a-zA-Z_:][a-zA-Z0-9_:]*) (.+)$", line)
+        if m:
+            if m.group(1) == "TYPE":
+                check(m.group(3) in ("counter", "gauge"), line)
+                typed[m.group(2)] = m.group(3)
+            continue
+        m = re.match(r'([a-zA-Z_:][a-zA-Z0-9_:]*)(\{cpu="\d+"\})? '
+                     r'(-?\d+(\.\d+)?)$', line)
+        check(m, "bad sample line %r" % line)
+        check(m.group(1) in typed, "sample before TYPE: %r" % line)
+        if typed[m.group(1)] == "counter":
+            check(m.group(1).endswith("_total"), "counter name " + line)
+        samples[m.group(1) + (m.group(2) or "")] = float(m.group(3))
+    return samples
+
+
+@test
+def prom_is_valid():
+    res = run("--replay", REC, "-o", "prom")
+    expect(res, 0)
+    s = prom_parse(res.stdout)
+    check(not any(k.startswith("node_cpu") for k in s), "own prefix")
+    check(s['iowprobe_cpu_busy_seconds_total{cpu="0"}'] == 3.3, "last")
+    check(s['iowprobe_cpu_iowait_seconds_total{cpu="1"}'] == 0.15, "cpu1")
+    check(s["iowprobe_pressure_io_some_seconds_total"] == 1.75, "psi")
+    if shutil.which("promtool"):
+        pt = subprocess.run(["promtool", "check", "metrics"],
+                            input=res.stdout, capture_output=True,
+                            text=True)
+        check(pt.returncode == 0, "promtool: " + pt.stdout + pt.stderr)
+
+
+# --- damaged recordings ---------------------------------------------------
+
+def damaged(mutate):
+    text = open(REC).read()
+    path = os.path.join(TMP, "bad.rec")
+    with open(path, "w") as f:
+        f.write(mutate(text))
+    return path
+
+
+def expect_bad(path, err_re):
+    res = run("--replay", path)
+    expect(res, 1, err_re)
+    check(res.stdout == "", "nothing printed before the error")
+
+
+@test
+def replay_truncated():
+    text = open(REC).read()
+    expect_bad(damaged(lambda t: t[:len(t) * 3 // 4]),
+               r"bad\.rec:\d+: sample 2: .*truncated")
+
+
+@test
+def replay_reordered():
+    expect_bad(damaged(lambda t: t.replace("@sample 1 ", "@sample 7 ")),
+               r"bad\.rec:\d+: sample 1: out of order: @sample 7")
+
+
+@test
+def replay_bad_number_names_line():
+    def mutate(t):
+        i = t.index("ctxt 123001")
+        return t[:i] + "ctxt 12300x" + t[i + 11:]
+    path = damaged(mutate)
+    line = open(path).read().split("\n").index("ctxt 12300x") + 1
+    expect_bad(path, r"bad\.rec:%d: sample 1: /proc/stat line 5: bad "
+               r"number" % line)
+
+
+@test
+def replay_missing_file():
+    def mutate(t):
+        i = t.index("@file /proc/vmstat", t.index("@sample 2 "))
+        j = t.index("@file /proc/meminfo", i)
+        return t[:i] + t[j:]
+    expect_bad(damaged(mutate), r"sample 2: incomplete: no /proc/vmstat")
+
+
+@test
+def replay_not_a_recording():
+    expect_bad(damaged(lambda t: "hello\n"),
+               r"bad\.rec:1: sample 0: not an iowstat recording")
+
+
+@test
+def replay_time_backwards():
+    expect_bad(damaged(lambda t: t.replace("@sample 3 4000000000",
+                                           "@sample 3 1")),
+               r"sample 3: monotonic time goes backwards")
+
+
+# --- live mode through a fake debugfs, record and replay ------------------
+
+@test
+def record_then_replay_is_identical():
+    d = fake_debugfs(good_cpus())
+    rec = os.path.join(TMP, "live.rec")
+    live = run("--record", rec, "-t", "1", "2",
+               env={"IOWSTAT_DEBUGFS": d})
+    expect(live, 0)
+    again = run("--replay", rec, "-t")
+    expect(again, 0, out=live.stdout)
+    check(len(live.stdout.strip().split("\n")) == 4, "2 lines")
+
+
+# --- errors: one line, exit 2 ---------------------------------------------
+
+@test
+def err_debugfs_not_mounted():
+    expect(run(env={"IOWSTAT_DEBUGFS": os.path.join(TMP, "none")}), 2,
+           r"^iowstat: debugfs is not mounted on .*; mount it: "
+           r"mount -t debugfs none ")
+
+
+@test
+def err_module_not_loaded():
+    expect(run(env={"IOWSTAT_DEBUGFS": fake_debugfs(None)}), 2,
+           r"^iowstat: the iowprobe module is not loaded .*; load it: "
+           r"insmod iowprobe\.ko$")
+
+
+@test
+def err_unknown_abi():
+    d = fake_debugfs("# iowprobe abi 2\ncpu busy_ns\n0 1\n")
+    expect(run(env={"IOWSTAT_DEBUGFS": d}), 2,
+           r'unknown debugfs ABI "# iowprobe abi 2"; this iowstat reads '
+           r'"# iowprobe abi 1"')
+
+
+@test
+def err_not_root():
+    if os.geteuid() == 0:
+        def drop():
+            os.setgid(65534)
+            os.setgroups([])
+            os.setuid(65534)
+        res = run(preexec_fn=drop)
+    else:
+        res = run()
+    expect(res, 2, r"^iowstat: must be root: .* is readable by root only")
+
+
+@test
+def err_bad_interval_and_count():
+    expect(run("0"), 2, r'^iowstat: bad interval "0"')
+    expect(run("1x"), 2, r'^iowstat: bad interval "1x"')
+    expect(run("1", "-3"), 2, r'^iowstat: bad count "-3"')
+    expect(run("1", "2", "3"), 2, r'unexpected argument "3"')
+
+
+@test
+def err_unknown_option():
+    expect(run("--frob"), 2, r'^iowstat: unknown option "--frob"')
+    expect(run("-q"), 2, r'^iowstat: unknown option "-q"')
+    expect(run("-S", "x"), 2, r"-S requires k, K, m or M")
+
+
+@test
+def err_dashdash_without_command():
+    expect(run("--"), 2, r'^iowstat: no command after "--"')
+
+
+@test
+def err_bpf_not_built():
+    expect(run("--bpf"), 2, r"^iowstat: --bpf: this iowstat was built "
+           r"without BPF support")
+
+
+@test
+def err_cpu_not_there():
+    expect(run("--replay", REC, "-P", "7"), 2, r"-P: no CPU 7")
+
+
+@test
+def err_command_not_executable():
+    d = fake_debugfs(good_cpus())
+    expect(run("--", "/nonexistent/cmd", env={"IOWSTAT_DEBUGFS": d}), 127,
+           r"^iowstat: cannot execute /nonexistent/cmd: No such file")
+
+
+@test
+def help_and_version():
+    res = run("--help")
+    expect(res, 0)
+    for col in ("xwa", "bl", "ba", "err", "%xblk"):
+        check(col in res.stdout, "--help documents " + col)
+    expect(run("--version"), 0)
+
+
+# --- -- CMD ------------------------------------------------------------------
+
+def summary_ok(stderr, status):
+    check(re.search(r"^real\t\d+m\d+\.\d{3}s$", stderr, re.M), "real")
+    check(re.search(r"^user\t\d+m\d+\.\d{3}s$", stderr, re.M), "user")
+    check(re.search(r"^sys\t\d+m\d+\.\d{3}s$", stderr, re.M), "sys")
+    check(re.search(r"^exit\t%d$" % status, stderr, re.M), "exit line")
+    check(re.search(r"^Summary: +all ", stderr, re.M), "table")
+
+
+@test
+def cmd_status_and_untouched_stdout():
+    d = fake_debugfs(good_cpus())
+    res = run("--", "sh", "-c", "echo out; echo err >&2; exit 3",
+              env={"IOWSTAT_DEBUGFS": d})
+    expect(res, 3)
+    check(res.stdout == "out\n", "CMD's stdout alone: %r" % res.stdout)
+    check(res.stderr.startswith("err\n"), "CMD's stderr first")
+    summary_ok(res.stderr, 3)
+
+
+@test
+def cmd_killed_by_signal():
+    d = fake_debugfs(good_cpus())
+    res = run("--", "sh", "-c", "kill -TERM $$",
+              env={"IOWSTAT_DEBUGFS": d})
+    expect(res, 143)
+    summary_ok(res.stderr, 143)
+
+
+@test
+def cmd_sigint_is_passed_on():
+    d = fake_debugfs(good_cpus())
+    e = dict(os.environ, TZ="UTC", IOWSTAT_DEBUGFS=d)
+    p = subprocess.Popen([IOWSTAT, "--", "sleep", "30"], env=e,
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                         text=True)
+    time.sleep(0.5)
+    p.send_signal(signal.SIGINT)
+    out, err = p.communicate(timeout=20)
+    check(p.returncode == 130, "exit %d: %r" % (p.returncode, err))
+    summary_ok(err, 130)
+
+
+@test
+def cmd_record_replays_summary():
+    d = fake_debugfs(good_cpus())
+    rec = os.path.join(TMP, "cmd.rec")
+    res = run("--record", rec, "--", "true", env={"IOWSTAT_DEBUGFS": d})
+    expect(res, 0)
+    again = run("--replay", rec)
+    expect(again, 0)
+    check(again.stderr == res.stderr, "same summary")
+
+
+def main():
+    print("TAP version 13")
+    print("1..%d" % len(TESTS))
+    failed = 0
+    for n, fn in enumerate(TESTS, 1):
+        try:
+            fn()
+            print("ok %d %s" % (n, fn.__name__))
+        except Exception as e:  # noqa: BLE001 - report and go on
+            failed += 1
+            for line in str(e).split("\n"):
+                print("# " + line)
+            print("not ok %d %s" % (n, fn.__name__))
+    shutil.rmtree(TMP, ignore_errors=True)
+    print("# Totals: pass:%d fail:%d xfail:0 xpass:0 skip:0 error:0"
+          % (len(TESTS) - failed, failed))
+    return 1 if failed else 0
+
+
+sys.exit(main())

@@ -1,0 +1,245 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only
+#
+# lib.sh - helpers for iowprobe's guest tests (sourced, never run)
+#
+# usage: . "$(dirname "$0")/lib.sh"
+#
+# KTAP output (ktap_header, ktap_plan, ktap_ok, ktap_fail, ktap_skip,
+# ktap_test_result, ktap_finished), a dmesg canary (dmesg_mark,
+# dmesg_check), the module (load_mod, unload_mod), null_blk (nullb_setup,
+# nullb_teardown) and one cleanup trap (cleanup_trap).  Tests run as root in
+# the test box (scripts/testbox) or on a real test box; they exit 0 (pass),
+# 1 (fail) or 4 (skip).  No set -e: every check is explicit.
+
+ksft_pass=0
+ksft_fail=1
+ksft_skip=4
+
+KTAP_PLAN=
+KTAP_NUM=0
+KTAP_PASS=0
+KTAP_FAIL=0
+KTAP_SKIP=0
+LIB_TMP=
+DMESG_MARK=
+MOD_LOADED=0
+NULLB_LOADED=0
+# Kernel log lines that fail dmesg_check
+DMESG_BAD='WARNING:|BUG:|lockdep|possible circular locking|Oops'
+DMESG_BAD+='|general protection|RCU stall|detected stall|soft lockup'
+DMESG_BAD+='|UBSAN:|KASAN:'
+
+IOWPROBE_KVER=${IOWPROBE_KVER:-$(uname -r)}
+IOWPROBE_KO=${IOWPROBE_KO:-$(cd "$(dirname "${BASH_SOURCE[0]}")/.." &&
+	pwd)/build/$IOWPROBE_KVER/iowprobe.ko}
+# shellcheck disable=SC2034 # for the tests that source this file
+IOWPROBE_DEBUGFS=/sys/kernel/debug/iowprobe
+
+# ktap_header() - the first line of a KTAP stream
+ktap_header() {
+	echo "KTAP version 1"
+}
+
+# ktap_plan(n) - announce n test cases
+ktap_plan() {
+	KTAP_PLAN=$1
+	echo "1..$1"
+}
+
+# ktap_info(msg...) - a diagnostic line
+ktap_info() {
+	echo "# $*"
+}
+
+# ktap_ok(desc) - one passed test case
+ktap_ok() {
+	KTAP_NUM=$((KTAP_NUM + 1))
+	KTAP_PASS=$((KTAP_PASS + 1))
+	echo "ok $KTAP_NUM $*"
+}
+
+# ktap_fail(desc) - one failed test case
+ktap_fail() {
+	KTAP_NUM=$((KTAP_NUM + 1))
+	KTAP_FAIL=$((KTAP_FAIL + 1))
+	echo "not ok $KTAP_NUM $*"
+}
+
+# ktap_skip(desc, reason) - one skipped test case
+ktap_skip() {
+	KTAP_NUM=$((KTAP_NUM + 1))
+	KTAP_SKIP=$((KTAP_SKIP + 1))
+	echo "ok $KTAP_NUM $1 # SKIP ${2:-}"
+}
+
+# ktap_test_result(desc, cmd...) - run cmd in this shell; ok when it
+# succeeds.  Its output is shown as diagnostics.  Returns cmd's status.
+ktap_test_result() {
+	local desc=$1 rc=0 out
+
+	shift
+	lib_tmp
+	out=$LIB_TMP/out
+	"$@" > "$out" 2>&1 || rc=$?
+	sed 's/^/# /' "$out"
+	if [ "$rc" = 0 ]; then
+		ktap_ok "$desc"
+	else
+		ktap_fail "$desc"
+	fi
+	return "$rc"
+}
+
+# ktap_skip_all(reason) - the whole test is skipped: print and exit 4
+ktap_skip_all() {
+	[ -n "$KTAP_PLAN" ] || echo "1..0 # SKIP $*"
+	[ -z "$KTAP_PLAN" ] || ktap_info "SKIP $*"
+	exit "$ksft_skip"
+}
+
+# ktap_finished() - print the totals and exit 0 (pass), 1 (fail) or 4 (all
+# skipped); a plan that does not match the count is a failure
+ktap_finished() {
+	if [ -n "$KTAP_PLAN" ] && [ "$KTAP_PLAN" != "$KTAP_NUM" ]; then
+		ktap_info "planned $KTAP_PLAN tests but ran $KTAP_NUM"
+		KTAP_FAIL=$((KTAP_FAIL + 1))
+	fi
+	echo "# Totals: pass:$KTAP_PASS fail:$KTAP_FAIL xfail:0 xpass:0" \
+		"skip:$KTAP_SKIP error:0"
+	if [ "$KTAP_FAIL" -gt 0 ]; then
+		exit "$ksft_fail"
+	elif [ "$KTAP_PASS" = 0 ] && [ "$KTAP_SKIP" -gt 0 ]; then
+		exit "$ksft_skip"
+	fi
+	exit "$ksft_pass"
+}
+
+# lib_tmp() - make LIB_TMP, a private temporary directory that
+# lib_cleanup removes, on first use (do not call it in $(...))
+lib_tmp() {
+	if [ -z "$LIB_TMP" ] || [ ! -d "$LIB_TMP" ]; then
+		LIB_TMP=$(mktemp -d "${TMPDIR:-/tmp}/iowprobe-test.XXXXXX")
+	fi
+}
+
+# require_root() - skip the whole test unless root
+require_root() {
+	[ "$(id -u)" = 0 ] || ktap_skip_all "must be root"
+}
+
+# require_debugfs() - skip the whole test unless debugfs is mounted
+require_debugfs() {
+	grep -qs ' /sys/kernel/debug debugfs ' /proc/mounts ||
+		ktap_skip_all "debugfs not mounted;" \
+			"run: mount -t debugfs none /sys/kernel/debug"
+}
+
+# dmesg_mark() - remember where the kernel log is now
+dmesg_mark() {
+	DMESG_MARK="iowprobe-selftest mark $$-$RANDOM-$RANDOM"
+	echo "$DMESG_MARK" > /dev/kmsg
+}
+
+# dmesg_since_mark() - print the kernel log after the last dmesg_mark
+# (all of it if the mark has been overwritten)
+dmesg_since_mark() {
+	dmesg | awk -v mark="$DMESG_MARK" '
+		mark != "" && index($0, mark) { n = 0; found = 1; next }
+		{ line[n++] = $0 }
+		END { for (i = 0; i < n; i++) print line[i] }'
+}
+
+# dmesg_check() - fail when the kernel logged a warning, BUG, lockdep
+# report, oops, GP fault, RCU stall or soft lockup since dmesg_mark
+dmesg_check() {
+	local bad
+
+	bad=$(dmesg_since_mark | grep -E "$DMESG_BAD")
+	[ -n "$bad" ] || return 0
+	echo "new kernel warnings since the mark:"
+	echo "$bad" | head -n 20
+	return 1
+}
+
+# mod_loaded() - true when iowprobe is loaded
+mod_loaded() {
+	[ -d /sys/module/iowprobe ]
+}
+
+# load_mod(params...) - insmod $IOWPROBE_KO with params
+# shellcheck disable=SC2120 # the params are optional
+load_mod() {
+	if [ ! -f "$IOWPROBE_KO" ]; then
+		echo "module $IOWPROBE_KO not found; build it (make)"
+		return 1
+	fi
+	if ! insmod "$IOWPROBE_KO" "$@"; then
+		dmesg | tail -n 3
+		return 1
+	fi
+	MOD_LOADED=1
+}
+
+# unload_mod() - rmmod iowprobe if it is loaded
+unload_mod() {
+	MOD_LOADED=0
+	mod_loaded || return 0
+	rmmod iowprobe
+}
+
+# nullb_available() - true when the null_blk module can be loaded
+nullb_available() {
+	[ -d /sys/module/null_blk ] || modprobe -n null_blk 2>/dev/null
+}
+
+# nullb_teardown() - remove null_blk if it is loaded
+nullb_teardown() {
+	[ -d /sys/module/null_blk ] || return 0
+	modprobe -r null_blk
+}
+
+# nullb_setup(completion_nsec, params...) - one null_blk disk whose
+# requests complete by timer after completion_nsec; prints its device
+nullb_setup() {
+	local nsec=$1 _
+
+	shift
+	nullb_teardown || return 1
+	modprobe null_blk irqmode=2 completion_nsec="$nsec" nr_devices=1 "$@" ||
+		return 1
+	NULLB_LOADED=1
+	for _ in 1 2 3 4 5 6 7 8 9 10; do
+		[ -b /dev/nullb0 ] && break
+		sleep 0.2
+	done
+	[ -b /dev/nullb0 ] || return 1
+	echo /dev/nullb0
+}
+
+# lib_cleanup() - undo what the helpers did: module, null_blk, temp files
+lib_cleanup() {
+	[ "$MOD_LOADED" = 0 ] || unload_mod 2>/dev/null
+	[ "$NULLB_LOADED" = 0 ] || nullb_teardown 2>/dev/null
+	NULLB_LOADED=0
+# Kernel log lines that fail dmesg_check
+DMESG_BAD='WARNING:|BUG:|lockdep|possible circular locking|Oops'
+DMESG_BAD+='|general protection|RCU stall|detected stall|soft lockup'
+DMESG_BAD+='|UBSAN:|KASAN:'
+	[ -z "$LIB_TMP" ] || rm -rf -- "$LIB_TMP"
+	LIB_TMP=
+}
+
+# cleanup() - the default cleanup; a test may define its own after sourcing
+# lib.sh and call lib_cleanup from it
+cleanup() {
+	lib_cleanup
+}
+
+# cleanup_trap() - run cleanup once when the test exits or is interrupted
+cleanup_trap() {
+	trap cleanup EXIT
+	trap 'exit 130' INT
+	trap 'exit 143' TERM
+	trap 'exit 129' HUP
+}

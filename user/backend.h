@@ -1,0 +1,36 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+#ifndef IOWSTAT_BACKEND_H
+#define IOWSTAT_BACKEND_H
+
+#include "snapshot.h"
+
+struct iowstat_raw;
+
+/**
+ * struct iowstat_backend - a source of the per-CPU exact split.
+ * @name:  shown in messages ("debugfs", "bpf")
+ * @open:  check the environment, attach; 0 or -errno (message printed)
+ * @read:  fill @snap->cpu[] and @snap->nr_cpus, set HAVE_CPUS; when @raw
+ *         is not NULL, add the text read to it for --record
+ * @close: release everything; safe after a failed open
+ * @priv:  backend state
+ */
+struct iowstat_backend {
+	const char *name;
+	int (*open)(struct iowstat_backend *be);
+	int (*read)(struct iowstat_backend *be, struct iowstat_snapshot *snap,
+		    struct iowstat_raw *raw);
+	void (*close)(struct iowstat_backend *be);
+	void *priv;
+};
+
+extern struct iowstat_backend debugfs_backend;
+
+#ifdef IOWSTAT_BPF
+extern struct iowstat_backend bpf_backend;
+#define IOWSTAT_HAVE_BPF	1
+#else
+#define IOWSTAT_HAVE_BPF	0
+#endif
+
+#endif /* IOWSTAT_BACKEND_H */

@@ -1,0 +1,303 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * debugfs.c - the module backend: reads /sys/kernel/debug/iowprobe/cpus
+ * and parses it by column name, so columns appended by a later module
+ * version are ignored rather than misread.
+ */
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/vfs.h>
+#include <unistd.h>
+
+#include "backend.h"
+#include "debugfs.h"
+#include "sample.h"
+#include "util.h"
+
+#define DEBUGFS_MAGIC	0x64626720	/* include/uapi/linux/magic.h */
+#define NO_COL		(-1)
+
+const char debugfs_err_abi[] = "unknown ABI";
+
+struct cols {
+	int map[64];		/* file column -> enum iowstat_col or NO_COL */
+	unsigned int n;		/* columns after "cpu" */
+};
+
+static const char *const col_names[] = {
+#define IOWSTAT_COL_NAME(e, name, req)	name,
+	IOWSTAT_CPU_COLUMNS(IOWSTAT_COL_NAME)
+#undef IOWSTAT_COL_NAME
+};
+
+static const bool col_required[] = {
+#define IOWSTAT_COL_REQ(e, name, req)	req,
+	IOWSTAT_CPU_COLUMNS(IOWSTAT_COL_REQ)
+#undef IOWSTAT_COL_REQ
+};
+
+static int fail(struct parse_err *pe, unsigned int line, const char *why)
+{
+	if (pe) {
+		pe->line = line;
+		pe->why = why;
+	}
+	return -EINVAL;
+}
+
+static int col_lookup(struct span tok)
+{
+	unsigned int i;
+
+	for (i = 0; i < IOWSTAT_C_NR; i++)
+		if (span_eq(tok, col_names[i]))
+			return i;
+	return NO_COL;
+}
+
+/* parse_header - map "cpu name name ..." to our columns */
+static const char *parse_header(struct span line, struct cols *c)
+{
+	unsigned int found = 0, i;
+	struct span tok;
+	int col;
+
+	if (!span_next_token(&line, &tok) || !span_eq(tok, "cpu"))
+		return "header does not start with \"cpu\"";
+	c->n = 0;
+	while (span_next_token(&line, &tok)) {
+		if (c->n == ARRAY_SIZE(c->map))
+			return "too many columns";
+		col = col_lookup(tok);
+		if (col != NO_COL) {
+			if (found & (1u << col))
+				return "duplicate column";
+			found |= 1u << col;
+		}
+		c->map[c->n++] = col;
+	}
+	for (i = 0; i < IOWSTAT_C_NR; i++)
+		if (col_required[i] && !(found & (1u << i)))
+			return "a required column is missing";
+	return NULL;
+}
+
+static int parse_value(struct span tok, int col, uint64_t *v)
+{
+	int64_t sv;
+
+	if (col != IOWSTAT_C_NR_IOWAIT)
+		return parse_u64_span(tok, v);
+	if (parse_s64_span(tok, &sv))
+		return -EINVAL;
+	*v = (uint64_t)sv;
+	return 0;
+}
+
+/* parse_row - "<id|all> v v ..." with exactly the header's column count */
+static const char *parse_row(struct span line, const struct cols *c,
+			     struct iowstat_snapshot *s)
+{
+	struct iowstat_cpu row = { .present = true };
+	struct span tok;
+	uint64_t id = 0;
+	bool all;
+	unsigned int i;
+	uint64_t v;
+
+	if (!span_next_token(&line, &tok))
+		return "empty row";
+	all = span_eq(tok, "all");
+	if (!all && (parse_u64_span(tok, &id) || id >= IOWSTAT_MAX_CPUS))
+		return "bad cpu id";
+	for (i = 0; i < c->n; i++) {
+		if (!span_next_token(&line, &tok))
+			return "too few values";
+		if (parse_value(tok, c->map[i], &v))
+			return "bad number";
+		if (c->map[i] != NO_COL)
+			row.v[c->map[i]] = v;
+	}
+	if (span_next_token(&line, &tok))
+		return "too many values";
+	if (all)
+		return NULL;	/* iowstat sums the CPUs it shows itself */
+	if (s->cpu[id].present)
+		return "duplicate cpu id";
+	s->cpu[id] = row;
+	if (id + 1 > s->nr_cpus)
+		s->nr_cpus = id + 1;
+	return NULL;
+}
+
+/**
+ * debugfs_parse_cpus() - parse the "cpus" file (ABI 1) into @s->cpu[].
+ * Return: 0 or -EINVAL; @pe->why is debugfs_err_abi for a foreign ABI.
+ */
+int debugfs_parse_cpus(const char *buf, size_t len,
+		       struct iowstat_snapshot *s, struct parse_err *pe)
+{
+	struct span b = { buf, len }, line;
+	struct cols c;
+	const char *why;
+	unsigned int n = 2;
+
+	memset(s->cpu, 0, sizeof(s->cpu));
+	s->nr_cpus = 0;
+	if (!span_next_line(&b, &line) || !span_eq(line, IOWPROBE_ABI_LINE))
+		return fail(pe, 1, debugfs_err_abi);
+	if (!span_next_line(&b, &line))
+		return fail(pe, 2, "no header line");
+	why = parse_header(line, &c);
+	if (why)
+		return fail(pe, 2, why);
+	while (span_next_line(&b, &line)) {
+		n++;
+		why = parse_row(line, &c, s);
+		if (why)
+			return fail(pe, n, why);
+	}
+	if (!s->nr_cpus)
+		return fail(pe, n, "no cpu rows");
+	s->have |= HAVE_CPUS;
+	return 0;
+}
+
+struct dbg_state {
+	char root[PATH_MAX];
+	char cpus[PATH_MAX + 32];
+	bool overridden;	/* IOWSTAT_DEBUGFS set (tests) */
+};
+
+static struct dbg_state dbg;
+
+static int not_mounted(void)
+{
+	err_msg("debugfs is not mounted on %s; mount it: "
+		"mount -t debugfs none %s\n", dbg.root, dbg.root);
+	return -ENODEV;
+}
+
+static int not_loaded(void)
+{
+	err_msg("the iowprobe module is not loaded (no %s/iowprobe); "
+		"load it: insmod iowprobe.ko%s\n", dbg.root,
+		IOWSTAT_HAVE_BPF ? ", or use --bpf" : "");
+	return -ENOENT;
+}
+
+static int not_root(void)
+{
+	err_msg("must be root: %s is readable by root only (try sudo)\n",
+		dbg.cpus);
+	return -EACCES;
+}
+
+/* check_mount - is there a debugfs (or, when overridden, a folder) */
+static int check_mount(void)
+{
+	struct statfs sfs;
+	struct stat st;
+
+	if (dbg.overridden)
+		return stat(dbg.root, &st) || !S_ISDIR(st.st_mode) ?
+			not_mounted() : 0;
+	if (statfs(dbg.root, &sfs) || sfs.f_type != DEBUGFS_MAGIC)
+		return not_mounted();
+	return 0;
+}
+
+/* report_parse - word a parse failure; a foreign ABI is a usage error */
+static int report_parse(const char *buf, size_t len, struct parse_err *pe)
+{
+	size_t n = strcspn(buf, "\n");
+
+	if (pe->why == debugfs_err_abi) {
+		err_msg("%s: unknown debugfs ABI \"%.*s\"; this iowstat reads "
+			"\"%s\" (update iowstat or the module)\n", dbg.cpus,
+			(int)(n < 60 ? n : 60), len ? buf : "",
+			IOWPROBE_ABI_LINE);
+		return -EPROTO;
+	}
+	err_msg("%s:%u: %s\n", dbg.cpus, pe->line, pe->why);
+	return -EINVAL;
+}
+
+static int dbg_read(struct iowstat_backend *be, struct iowstat_snapshot *s,
+		    struct iowstat_raw *raw)
+{
+	struct parse_err pe = { 0, NULL };
+	size_t len;
+	char *buf;
+	int err;
+
+	(void)be;
+	err = read_whole_file(dbg.cpus, &buf, &len);
+	if (err == -EACCES || err == -EPERM)
+		return not_root();
+	if (err == -ENOENT)
+		return not_loaded();
+	if (err) {
+		err_msg("cannot read %s: %s\n", dbg.cpus, strerror(-err));
+		return err;
+	}
+	err = debugfs_parse_cpus(buf, len, s, &pe);
+	if (err)
+		err = report_parse(buf, len, &pe);
+	if (!err && raw)
+		err = raw_add(raw, dbg.cpus, buf, len);
+	else
+		free(buf);
+	return err;
+}
+
+/* probe_read - one read to check the ABI before anything is printed */
+static int probe_read(struct iowstat_backend *be)
+{
+	struct iowstat_snapshot *tmp = calloc(1, sizeof(*tmp));
+	int err;
+
+	if (!tmp)
+		return -ENOMEM;
+	err = dbg_read(be, tmp, NULL);
+	free(tmp);
+	return err;
+}
+
+static int dbg_open(struct iowstat_backend *be)
+{
+	const char *env = getenv("IOWSTAT_DEBUGFS");
+	struct stat st;
+	int err;
+
+	dbg.overridden = env && *env;
+	snprintf(dbg.root, sizeof(dbg.root), "%s",
+		 dbg.overridden ? env : DEBUGFS_DEFAULT_ROOT);
+	snprintf(dbg.cpus, sizeof(dbg.cpus), "%s/iowprobe/cpus", dbg.root);
+	/* /sys/kernel/debug itself is 0700: without root nothing below helps */
+	if (!dbg.overridden && geteuid() != 0)
+		return not_root();
+	err = check_mount();
+	if (err)
+		return err;
+	if (stat(dbg.cpus, &st))
+		return errno == EACCES ? not_root() : not_loaded();
+	/* one read now, so a foreign ABI is refused before any output */
+	return probe_read(be);
+}
+
+static void dbg_close(struct iowstat_backend *be)
+{
+	(void)be;
+}
+
+struct iowstat_backend debugfs_backend = {
+	.name	= "debugfs",
+	.open	= dbg_open,
+	.read	= dbg_read,
+	.close	= dbg_close,
+};

@@ -1,0 +1,19 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+#ifndef IOWSTAT_DEBUGFS_H
+#define IOWSTAT_DEBUGFS_H
+
+#include <stddef.h>
+
+#include "procfs.h"
+#include "snapshot.h"
+
+#define IOWPROBE_ABI_LINE	"# iowprobe abi 1"
+#define DEBUGFS_DEFAULT_ROOT	"/sys/kernel/debug"
+
+/* The parse error that means "not our ABI": callers word it specially. */
+extern const char debugfs_err_abi[];
+
+int debugfs_parse_cpus(const char *buf, size_t len,
+		       struct iowstat_snapshot *s, struct parse_err *pe);
+
+#endif /* IOWSTAT_DEBUGFS_H */

@@ -1,0 +1,127 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * delta.c - differences between two snapshots.  A CPU whose counters went
+ * backwards (module reloaded, CPU unplugged, the kernel's iowait running
+ * backwards) contributes nothing for that interval: it is re-baselined
+ * on the new values, and stderr says so once per CPU.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "delta.h"
+#include "util.h"
+
+uint64_t delta_total(const uint64_t *v)
+{
+	return v[IOWSTAT_C_BUSY] + v[IOWSTAT_C_IDLE];
+}
+
+double delta_pct(uint64_t num, uint64_t den)
+{
+	return den ? 100.0 * (double)num / (double)den : 0.0;
+}
+
+/* went_back - the first monotonic column that decreased, or -1 */
+static int went_back(const struct iowstat_cpu *p, const struct iowstat_cpu *c)
+{
+	unsigned int i;
+
+	for (i = 0; i < IOWSTAT_C_NR; i++)
+		if ((IOWSTAT_MONOTONIC_MASK & (1u << i)) && c->v[i] < p->v[i])
+			return i;
+	return -1;
+}
+
+static void warn_rebase(unsigned int cpu, int col, struct rebase_state *rs)
+{
+	bool kernel = col == IOWSTAT_C_K_IDLE || col == IOWSTAT_C_K_IOWAIT;
+
+	if (!rs || rs->warned[cpu])
+		return;
+	rs->warned[cpu] = true;
+	err_msg("cpu %u: %s went backwards; re-baselined (said once)\n", cpu,
+		kernel ? "the kernel's idle/iowait time" :
+			 "iowprobe's counters (module reloaded?)");
+}
+
+static void cpu_delta(const struct iowstat_snapshot *prev,
+		      const struct iowstat_snapshot *cur, unsigned int i,
+		      uint64_t *out, struct rebase_state *rs)
+{
+	const struct iowstat_cpu *c = &cur->cpu[i];
+	const struct iowstat_cpu *p = prev ? &prev->cpu[i] : NULL;
+	unsigned int k;
+	int col;
+
+	memset(out, 0, sizeof(uint64_t) * IOWSTAT_C_NR);
+	if (!c->present || (p && !p->present))
+		return;		/* appeared now: baseline only */
+	col = p ? went_back(p, c) : -1;
+	if (col >= 0) {
+		warn_rebase(i, col, rs);
+		return;
+	}
+	for (k = 0; k < IOWSTAT_C_NR; k++) {
+		if (k == IOWSTAT_C_NR_IOWAIT || k == IOWSTAT_C_ONLINE)
+			out[k] = c->v[k];	/* gauges: the current value */
+		else if (!p)
+			out[k] = c->v[k];
+		else
+			out[k] = c->v[k] >= p->v[k] ? c->v[k] - p->v[k] : 0;
+	}
+}
+
+/* tick_delta - like procps: each /proc/stat column clamped at zero */
+static void tick_delta(const struct iowstat_ticks *p,
+		       const struct iowstat_ticks *c, uint64_t *out)
+{
+	unsigned int k;
+
+	for (k = 0; k < T_NR; k++)
+		out[k] = !p ? c->t[k] :
+			 c->t[k] > p->t[k] ? c->t[k] - p->t[k] : 0;
+}
+
+/**
+ * delta_compute() - @cur minus @prev; with @prev NULL, @cur itself (the
+ * "since load" and "since boot" first line).
+ */
+void delta_compute(const struct iowstat_snapshot *prev,
+		   const struct iowstat_snapshot *cur,
+		   struct iowstat_delta *d, struct rebase_state *rs)
+{
+	unsigned int i, k;
+
+	memset(d->all, 0, sizeof(d->all));
+	d->nr_cpus = cur->nr_cpus;
+	for (i = 0; i < cur->nr_cpus; i++) {
+		cpu_delta(prev, cur, i, d->cpu[i], rs);
+		for (k = 0; k < IOWSTAT_C_NR; k++)
+			d->all[k] += d->cpu[i][k];
+	}
+	tick_delta(prev ? &prev->stat_all : NULL, &cur->stat_all, d->tick_all);
+	for (i = 0; i < cur->nr_stat_cpus; i++)
+		tick_delta(prev ? &prev->stat_cpu[i] : NULL, &cur->stat_cpu[i],
+			   d->tick[i]);
+	for (; i < IOWSTAT_MAX_CPUS && i < cur->nr_cpus; i++)
+		memset(d->tick[i], 0, sizeof(d->tick[i]));
+}
+
+/* delta_add - accumulate @d into @acc (the Average: and -- CMD totals) */
+void delta_add(struct iowstat_delta *acc, const struct iowstat_delta *d)
+{
+	unsigned int i, k;
+
+	if (d->nr_cpus > acc->nr_cpus)
+		acc->nr_cpus = d->nr_cpus;
+	for (i = 0; i < d->nr_cpus; i++)
+		for (k = 0; k < IOWSTAT_C_NR; k++)
+			acc->cpu[i][k] += d->cpu[i][k];
+	for (k = 0; k < IOWSTAT_C_NR; k++)
+		acc->all[k] += d->all[k];
+	for (i = 0; i < d->nr_cpus; i++)
+		for (k = 0; k < T_NR; k++)
+			acc->tick[i][k] += d->tick[i][k];
+	for (k = 0; k < T_NR; k++)
+		acc->tick_all[k] += d->tick_all[k];
+}

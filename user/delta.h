@@ -1,0 +1,33 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+#ifndef IOWSTAT_DELTA_H
+#define IOWSTAT_DELTA_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "snapshot.h"
+
+/* Per-CPU differences between two snapshots, never negative. */
+struct iowstat_delta {
+	unsigned int nr_cpus;
+	uint64_t cpu[IOWSTAT_MAX_CPUS][IOWSTAT_C_NR];
+	uint64_t all[IOWSTAT_C_NR];		/* sum over the CPUs */
+	uint64_t tick[IOWSTAT_MAX_CPUS][T_NR];	/* /proc/stat cpuN */
+	uint64_t tick_all[T_NR];		/* /proc/stat cpu */
+};
+
+/* Which CPUs have been re-baselined already: said once per CPU. */
+struct rebase_state {
+	bool warned[IOWSTAT_MAX_CPUS];
+};
+
+void delta_compute(const struct iowstat_snapshot *prev,
+		   const struct iowstat_snapshot *cur,
+		   struct iowstat_delta *d, struct rebase_state *rs);
+void delta_add(struct iowstat_delta *acc, const struct iowstat_delta *d);
+
+/* delta_pct - 100 * num / den; 0 when den is 0.  delta_total - busy+idle */
+double delta_pct(uint64_t num, uint64_t den);
+uint64_t delta_total(const uint64_t *v);
+
+#endif /* IOWSTAT_DELTA_H */

@@ -1,0 +1,26 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+#ifndef IOWSTAT_FMT_H
+#define IOWSTAT_FMT_H
+
+#include <stdio.h>
+
+#include "delta.h"
+#include "snapshot.h"
+#include "view_cpus.h"
+
+/* -o json: sysstat's "mpstat -o JSON" shape, new keys beside its own */
+void fmt_json_begin(FILE *f, const struct iowstat_meta *m,
+		    const struct iowstat_snapshot *first);
+void fmt_json_sample(FILE *f, const struct iowstat_snapshot *cur,
+		     const struct iowstat_delta *d, const struct cpu_sel *sel);
+void fmt_json_end(FILE *f);
+
+/* -o csv: a header row, then one row per CPU per interval */
+void fmt_csv_header(FILE *f);
+void fmt_csv_sample(FILE *f, const struct iowstat_snapshot *cur,
+		    const struct iowstat_delta *d, const struct cpu_sel *sel);
+
+/* -o prom: one exposition of the counters since load, in seconds */
+void fmt_prom(FILE *f, const struct iowstat_snapshot *s);
+
+#endif /* IOWSTAT_FMT_H */

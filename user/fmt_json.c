@@ -1,0 +1,110 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * fmt_json.c - -o json.  The document has the shape of sysstat's
+ * "mpstat -o JSON" so that its consumers keep working: "cpu-load" entries
+ * keep sysstat's keys (computed from /proc/stat as mpstat does) and get
+ * iowprobe's keys beside them.  The closing brackets are always written,
+ * Ctrl-C included, so the output parses.
+ */
+#include <inttypes.h>
+
+#include "fmt.h"
+
+static unsigned int nsamples;
+
+/* json_str - host names and releases are plain, but escape anyway */
+static void json_str(FILE *f, const char *s)
+{
+	fputc('"', f);
+	for (; *s; s++) {
+		if (*s == '"' || *s == '\\')
+			fprintf(f, "\\%c", *s);
+		else if ((unsigned char)*s < 0x20)
+			fprintf(f, "\\u%04x", *s);
+		else
+			fputc(*s, f);
+	}
+	fputc('"', f);
+}
+
+void fmt_json_begin(FILE *f, const struct iowstat_meta *m,
+		    const struct iowstat_snapshot *first)
+{
+	char date[32];
+
+	fmt_clock(date, sizeof(date), "%x", first->real_ns);
+	fputs("{\"sysstat\": {\n\t\"hosts\": [\n\t\t{\n", f);
+	fputs("\t\t\t\"nodename\": ", f);
+	json_str(f, m->nodename);
+	fputs(",\n\t\t\t\"sysname\": ", f);
+	json_str(f, m->sysname);
+	fputs(",\n\t\t\t\"release\": ", f);
+	json_str(f, m->release);
+	fputs(",\n\t\t\t\"machine\": ", f);
+	json_str(f, m->machine);
+	fprintf(f, ",\n\t\t\t\"number-of-cpus\": %u,\n\t\t\t\"date\": ",
+		first->nr_cpus);
+	json_str(f, date);
+	fputs(",\n\t\t\t\"statistics\": [", f);
+	nsamples = 0;
+}
+
+static void json_row(FILE *f, const char *cpu, const uint64_t *t,
+		     const uint64_t *d, bool last)
+{
+	struct sys_row s;
+	struct cpu_row r;
+
+	sys_row_compute(t, &s);
+	cpu_row_compute(d, &r);
+	fprintf(f, "\t\t\t\t\t\t{\"cpu\": \"%s\", \"usr\": %.2f, "
+		"\"nice\": %.2f, \"sys\": %.2f, \"iowait\": %.2f, "
+		"\"irq\": %.2f, \"soft\": %.2f, \"steal\": %.2f, "
+		"\"guest\": %.2f, \"gnice\": %.2f, \"idle\": %.2f, ",
+		cpu, s.usr, s.nice, s.sys, s.iowait, s.irq, s.soft, s.steal,
+		s.guest, s.gnice, s.idle);
+	fprintf(f, "\"kidle\": %.2f, \"kiowait\": %.2f, \"xidle\": %.2f, "
+		"\"xiowait\": %.2f, \"xblk\": %.2f, \"xblkany\": %.2f, "
+		"\"xerr\": %.2f}%s\n", r.kidle, r.kiowait, r.xidle, r.xiowait,
+		r.xblk, r.xblkany, r.err, last ? "" : ",");
+}
+
+static unsigned int last_shown(const struct iowstat_delta *d,
+			       const struct cpu_sel *sel)
+{
+	unsigned int i, last = UINT32_MAX;
+
+	for (i = 0; i < d->nr_cpus; i++)
+		if (cpu_sel_has(sel, i))
+			last = i;
+	return last;
+}
+
+void fmt_json_sample(FILE *f, const struct iowstat_snapshot *cur,
+		     const struct iowstat_delta *d, const struct cpu_sel *sel)
+{
+	unsigned int i, last = last_shown(d, sel);
+	char ts[32], id[16];
+
+	fmt_clock(ts, sizeof(ts), "%X", cur->real_ns);
+	fprintf(f, "%s\n\t\t\t\t{\n\t\t\t\t\t\"timestamp\": \"%s\",\n",
+		nsamples++ ? "," : "", ts);
+	if (cur->have & HAVE_PSI)
+		fprintf(f, "\t\t\t\t\t\"psi-io\": {\"some-total-us\": %" PRIu64
+			", \"full-total-us\": %" PRIu64 "},\n",
+			cur->psi_some_us, cur->psi_full_us);
+	fputs("\t\t\t\t\t\"cpu-load\": [\n", f);
+	json_row(f, "all", d->tick_all, d->all, last == UINT32_MAX);
+	for (i = 0; i < d->nr_cpus; i++) {
+		if (!cpu_sel_has(sel, i))
+			continue;
+		snprintf(id, sizeof(id), "%u", i);
+		json_row(f, id, d->tick[i], d->cpu[i], i == last);
+	}
+	fputs("\t\t\t\t\t]\n\t\t\t\t}", f);
+}
+
+void fmt_json_end(FILE *f)
+{
+	fputs("\n\t\t\t]\n\t\t}\n\t]\n}}\n", f);
+}

@@ -1,0 +1,274 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * options.c - the command line: vmstat's options where vmstat has them,
+ * mpstat's -P and -o, then [interval [count]] or "-- CMD ARGS...".
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "options.h"
+#include "util.h"
+
+static const char *const usage_msg[] = {
+"Usage: iowstat [options] [interval [count]]",
+"       iowstat [options] [interval] -- CMD [ARGS...]",
+"",
+"Puts iowprobe's exact split of idle time beside vmstat's columns.",
+"",
+"Options:",
+"  -n, --one-header     print the header only once",
+"  -t, --timestamp      append a timestamp (as vmstat -t)",
+"  -w, --wide           wide output (as vmstat -w)",
+"  -y, --no-first       skip the first line (since boot / since load)",
+"  -S, --unit UNIT      memory unit: k (1000), K (1024), m, M; b for bytes",
+"  -P, --cpus LIST      per-CPU table (mpstat layout): ALL or 0,2,4-7",
+"  -o, --output FMT     json (mpstat -o JSON shape), csv or prom",
+"      --record FILE    save every raw sample read to FILE",
+"      --replay FILE    print a view from a recording instead of live",
+"      --bpf            use the BPF backend instead of the module",
+"  -h, --help           this text",
+"  -V, --version        version",
+"",
+"Columns after vmstat's own (each line starts with exactly vmstat's line):",
+"  xwa  exact iowait: % of all CPUs' time idle with a task in I/O wait",
+"  bl   % of CPU time idle while a request issued on that CPU was in flight",
+"  ba   % of CPU time idle while any block request was in flight",
+"  err  the kernel's wa minus xwa (positive: the kernel over-reports)",
+"-P columns: %idle %iowait as the kernel books them; %xidle %xiowait",
+"  %xblk %xblkany iowprobe's exact split; %err = %iowait - %xiowait.",
+"",
+"With -- CMD, CMD runs with its stdin/stdout/stderr untouched; at its end",
+"a summary goes to stderr and iowstat exits with CMD's exit status.",
+"",
+"Examples:",
+"  iowstat 1 10              ten lines, one a second",
+"  iowstat -P ALL 2 5        per-CPU table every two seconds",
+"  iowstat -- dd if=/dev/sda of=/dev/null bs=1M count=1000 iflag=direct",
+"  iowstat -o prom > /var/lib/node_exporter/iowprobe.prom",
+"",
+"Exit: 0 ok, 1 error, 2 usage or environment; with -- CMD, CMD's status.",
+NULL
+};
+
+enum { OPT_RECORD = 256, OPT_REPLAY, OPT_BPF };
+
+static const struct option long_options[] = {
+	{ "one-header",	no_argument,		NULL, 'n' },
+	{ "timestamp",	no_argument,		NULL, 't' },
+	{ "wide",	no_argument,		NULL, 'w' },
+	{ "no-first",	no_argument,		NULL, 'y' },
+	{ "unit",	required_argument,	NULL, 'S' },
+	{ "cpus",	required_argument,	NULL, 'P' },
+	{ "output",	required_argument,	NULL, 'o' },
+	{ "record",	required_argument,	NULL, OPT_RECORD },
+	{ "replay",	required_argument,	NULL, OPT_REPLAY },
+	{ "bpf",	no_argument,		NULL, OPT_BPF },
+	{ "help",	no_argument,		NULL, 'h' },
+	{ "version",	no_argument,		NULL, 'V' },
+	{ NULL,		0,			NULL, 0 }
+};
+
+static void usage(FILE *f)
+{
+	const char *const *l;
+
+	for (l = usage_msg; *l; l++)
+		fprintf(f, "%s\n", *l);
+}
+
+/* parse_unit - vmstat -S: only the first character counts, as there */
+static int parse_unit(const char *a, unsigned long *unit)
+{
+	static const struct {
+		char c;
+		unsigned long bytes;
+	} units[] = {
+		{ 'b', 1 }, { 'B', 1 }, { 'k', 1000 }, { 'K', 1024 },
+		{ 'm', 1000000 }, { 'M', 1048576 },
+	};
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(units); i++) {
+		if (a[0] == units[i].c) {
+			*unit = units[i].bytes;
+			return 0;
+		}
+	}
+	err_msg("-S requires k, K, m or M (default is KiB)\n");
+	return -EINVAL;
+}
+
+static int parse_output(const char *a, enum out_fmt *out)
+{
+	if (strcmp(a, "json") == 0)
+		*out = OUT_JSON;
+	else if (strcmp(a, "csv") == 0)
+		*out = OUT_CSV;
+	else if (strcmp(a, "prom") == 0)
+		*out = OUT_PROM;
+	else {
+		err_msg("-o requires json, csv or prom, not \"%s\"\n", a);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static int parse_cpus(const char *arg, struct env *env)
+{
+	if (!cpu_sel_parse(arg, &env->sel))
+		return 0;
+	err_msg("-P requires ALL or a list of CPUs like 0,2,4-7, not \"%s\"\n",
+		arg);
+	return -EINVAL;
+}
+
+static int parse_option(int c, const char *arg, struct env *env)
+{
+	switch (c) {
+	case 'n':
+		env->one_header = true;
+		break;
+	case 't':
+		env->timestamp = true;
+		break;
+	case 'w':
+		env->wide = true;
+		break;
+	case 'y':
+		env->no_first = true;
+		break;
+	case 'S':
+		return parse_unit(arg, &env->unit);
+	case 'o':
+		return parse_output(arg, &env->out);
+	case 'P':
+		return parse_cpus(arg, env);
+	case OPT_RECORD:
+		env->record = arg;
+		break;
+	case OPT_REPLAY:
+		env->replay = arg;
+		break;
+	case OPT_BPF:
+		env->bpf = true;
+		break;
+	default:
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/* bad_option - one line for what getopt refused (its own text is off) */
+static int bad_option(int c, char **argv)
+{
+	const char *opt = argv[optind - 1];
+
+	if (c == ':')
+		err_msg("option \"%s\" needs an argument; try 'iowstat "
+			"--help'\n", opt);
+	else if (optopt)
+		err_msg("unknown option \"-%c\"; try 'iowstat --help'\n",
+			optopt);
+	else
+		err_msg("unknown option \"%s\"; try 'iowstat --help'\n", opt);
+	return -EINVAL;
+}
+
+/* parse_positional - [interval [count]], both whole numbers >= 1 */
+static int parse_positional(char **args, int n, struct env *env)
+{
+	if (n > 2) {
+		err_msg("unexpected argument \"%s\"; try 'iowstat --help'\n",
+			args[2]);
+		return -EINVAL;
+	}
+	if (n >= 1) {
+		if (parse_u32(args[0], 1, 86400, &env->interval)) {
+			err_msg("bad interval \"%s\": give whole seconds, "
+				"1 to 86400\n", args[0]);
+			return -EINVAL;
+		}
+		env->have_interval = true;
+	}
+	if (n == 2) {
+		if (parse_u32(args[1], 1, UINT32_MAX - 1, &env->count)) {
+			err_msg("bad count \"%s\": give a whole number >= 1\n",
+				args[1]);
+			return -EINVAL;
+		}
+		env->have_count = true;
+	}
+	return 0;
+}
+
+/* split_command - everything after "--" is CMD; what precedes, positional */
+static int split_command(int argc, char **argv, struct env *env)
+{
+	int i, first = optind;
+
+	if (optind > 1 && strcmp(argv[optind - 1], "--") == 0) {
+		env->cmd_given = true;
+		env->cmd = argv + optind;
+		return parse_positional(argv + first, 0, env);
+	}
+	for (i = optind; i < argc && strcmp(argv[i], "--"); i++)
+		;
+	if (i < argc) {
+		env->cmd_given = true;
+		env->cmd = argv + i + 1;
+	}
+	return parse_positional(argv + first, i - first, env);
+}
+
+static int check_combination(struct env *env)
+{
+	if (env->cmd_given && !env->cmd[0]) {
+		err_msg("no command after \"--\"; usage: iowstat [options] "
+			"-- CMD [ARGS...]\n");
+		return -EINVAL;
+	}
+	if (env->cmd_given && env->replay) {
+		err_msg("--replay cannot run a command\n");
+		return -EINVAL;
+	}
+	if (env->out == OUT_PROM && env->have_interval && !env->replay) {
+		err_msg("-o prom prints one exposition; give no interval "
+			"(run it from a timer)\n");
+		return -EINVAL;
+	}
+	if (env->record && env->replay) {
+		err_msg("--record and --replay exclude each other\n");
+		return -EINVAL;
+	}
+	return 0;
+}
+
+int options_parse(int argc, char **argv, struct env *env)
+{
+	int c, err;
+
+	env->unit = 1024;
+	env->interval = 1;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "+:ntwyS:P:o:hV", long_options,
+				NULL)) != -1) {
+		if (c == '?' || c == ':')
+			return bad_option(c, argv);
+		if (c == 'h') {
+			usage(stdout);
+			return 1;
+		}
+		if (c == 'V') {
+			printf("iowstat %s (iowprobe debugfs ABI 1)\n",
+			       IOWSTAT_VERSION);
+			return 1;
+		}
+		err = parse_option(c, optarg, env);
+		if (err)
+			return err;
+	}
+	err = split_command(argc, argv, env);
+	return err ? err : check_combination(env);
+}

@@ -1,0 +1,31 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+#ifndef IOWSTAT_OPTIONS_H
+#define IOWSTAT_OPTIONS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "view_cpus.h"
+
+#define IOWSTAT_VERSION	"0.1.0"
+
+enum out_fmt { OUT_TEXT, OUT_JSON, OUT_CSV, OUT_PROM };
+
+/* struct env - what the command line asked for */
+struct env {
+	bool one_header, timestamp, wide, no_first, bpf;
+	unsigned long unit;		/* -S: bytes per unit */
+	struct cpu_sel sel;		/* -P */
+	enum out_fmt out;
+	bool have_interval, have_count;
+	unsigned int interval;
+	uint32_t count;
+	const char *record, *replay;
+	char **cmd;			/* after "--", NULL-terminated */
+	bool cmd_given;			/* "--" seen, maybe nothing after */
+};
+
+/* Return: 0 to run, 1 when --help/--version printed, -EINVAL on misuse. */
+int options_parse(int argc, char **argv, struct env *env);
+
+#endif /* IOWSTAT_OPTIONS_H */

@@ -1,0 +1,257 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * run.c - the interval loop shared by every view, live or from a
+ * recording: take samples, difference them, hand them to the view.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "fmt.h"
+#include "run.h"
+#include "util.h"
+#include "view_vmstat.h"
+
+volatile sig_atomic_t exiting;
+
+/* wait_until - sleep to the absolute deadline; false if interrupted */
+static bool wait_until(uint64_t ns)
+{
+	struct timespec ts = { ns / 1000000000ull, ns % 1000000000ull };
+
+	while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL))
+		if (exiting)
+			return false;
+	return !exiting;
+}
+
+/**
+ * source_next() - the next sample; live ones are taken on the interval
+ * grid (no drift) when @wait, and appended to --record.
+ * Return: 1 with a sample, 0 at the end (replay) or on Ctrl-C, -errno.
+ */
+int source_next(struct source *src, struct iowstat_snapshot *s, bool wait)
+{
+	int err;
+
+	if (src->rp)
+		return replay_next(src->rp, s);
+	if (wait && src->n &&
+	    !wait_until(src->t0 + src->n * src->interval * 1000000000ull))
+		return 0;
+	err = sample_take(src->be, s, &src->raw);
+	if (err)
+		return err;
+	if (!src->n)
+		src->t0 = s->mono_ns;
+	if (src->rec && record_sample(src->rec, src->n, &src->raw)) {
+		err_msg("cannot write the recording: %s\n", strerror(EIO));
+		return -EIO;
+	}
+	src->n++;
+	return 1;
+}
+
+struct view_run {
+	const struct env *env;
+	const struct iowstat_meta *m;
+	struct vmstat_opts vo;
+	unsigned int height;		/* lines between vmstat headers */
+	bool cpus;			/* -P table */
+	struct iowstat_delta *d, *acc;
+	struct iowstat_snapshot *mem;	/* the first sample: vmstat's memory */
+	struct rebase_state rs;
+	unsigned int blocks;
+};
+
+/* term_height - vmstat's rule: rows - 3, rows 24 when not a terminal */
+static unsigned int term_height(void)
+{
+	struct winsize w;
+	int rows = 24;
+
+	if (ioctl(STDOUT_FILENO, TIOCGWINSZ, &w) != -1 && w.ws_row > 0)
+		rows = w.ws_row;
+	return rows - 3 > 0 ? rows - 3 : 22;
+}
+
+static void view_begin(struct view_run *v, const struct iowstat_snapshot *s)
+{
+	switch (v->env->out) {
+	case OUT_JSON:
+		fmt_json_begin(stdout, v->m, s);
+		break;
+	case OUT_CSV:
+		fmt_csv_header(stdout);
+		break;
+	default:
+		if (v->cpus)
+			cpus_print_banner(stdout, v->m, s->nr_cpus, s->real_ns);
+		else
+			vmstat_print_header(stdout, &v->vo,
+					    s->real_ns / 1000000000ull);
+	}
+}
+
+static void vmstat_sample(struct view_run *v, const struct iowstat_snapshot *p,
+			  const struct iowstat_snapshot *c, unsigned int i)
+{
+	unsigned long val[VM_NR];
+	long x[X_NR];
+	time_t now = c->real_ns / 1000000000ull;
+
+	if (p && !v->env->one_header && i % v->height == 0)
+		vmstat_print_header(stdout, &v->vo, now);
+	vmstat_values(v->m, &v->vo, v->mem, p, c, val);
+	vmstat_exact(v->d, val[VM_WA], x);
+	vmstat_print_line(stdout, &v->vo, val, x, now);
+}
+
+/* view_sample - one line or block; @p NULL for the since-load one */
+static void view_sample(struct view_run *v, const struct iowstat_snapshot *p,
+			const struct iowstat_snapshot *c, unsigned int i)
+{
+	char hdr[32], row[32];
+
+	if (v->env->out == OUT_JSON) {
+		fmt_json_sample(stdout, c, v->d, &v->env->sel);
+	} else if (v->env->out == OUT_CSV) {
+		fmt_csv_sample(stdout, c, v->d, &v->env->sel);
+	} else if (v->cpus) {
+		fmt_clock(hdr, sizeof(hdr), "%X", (p ? p : c)->real_ns);
+		fmt_clock(row, sizeof(row), "%X", c->real_ns);
+		cpus_print_block(stdout, hdr, row, v->d, &v->env->sel);
+	} else {
+		vmstat_sample(v, p, c, i);
+	}
+	if (p)
+		v->blocks++;
+	fflush(stdout);
+}
+
+static void view_end(struct view_run *v)
+{
+	if (v->env->out == OUT_JSON)
+		fmt_json_end(stdout);
+	else if (v->env->out == OUT_TEXT && v->cpus && v->blocks)
+		cpus_print_block(stdout, "Average:", "Average:", v->acc,
+				 &v->env->sel);
+}
+
+/* plan - samples to take (0: until Ctrl-C) and whether the first prints */
+static unsigned int plan(const struct env *env, bool vmstat, bool *first)
+{
+	if (vmstat) {
+		*first = !env->no_first;
+		if (!env->have_interval)
+			return env->no_first ? 2 : 1;
+		return env->have_count ? env->count + env->no_first : 0;
+	}
+	*first = !env->have_interval;
+	if (!env->have_interval)
+		return 1;
+	return env->have_count ? env->count + 1 : 0;
+}
+
+/* check_sel - refuse -P CPUs the backend does not have, as mpstat does */
+static int check_sel(const struct env *env, const struct iowstat_snapshot *s)
+{
+	if (env->sel.given && !env->sel.every && env->sel.max > s->nr_cpus) {
+		err_msg("-P: no CPU %u; iowprobe reports CPUs 0-%u\n",
+			env->sel.max - 1, s->nr_cpus - 1);
+		return -EDOM;
+	}
+	return 0;
+}
+
+/* run_prom - one exposition: the last sample (live: the only one) */
+static int run_prom(struct source *src, struct iowstat_snapshot **s)
+{
+	struct iowstat_snapshot *t;
+	int r;
+
+	while ((r = source_next(src, s[1], false)) == 1) {
+		t = s[0];
+		s[0] = s[1];
+		s[1] = t;
+		if (!src->rp)
+			break;
+	}
+	if (r < 0)
+		return r;
+	fmt_prom(stdout, s[0]);
+	return 0;
+}
+
+static int view_loop(struct view_run *v, struct source *src,
+		     struct iowstat_snapshot **s)
+{
+	struct iowstat_snapshot *t;
+	unsigned int i, n;
+	bool first;
+	int r = 0;
+
+	n = plan(v->env, !v->cpus && v->env->out == OUT_TEXT, &first);
+	*v->mem = *s[0];
+	view_begin(v, s[0]);
+	if (first) {
+		delta_compute(NULL, s[0], v->d, &v->rs);
+		view_sample(v, NULL, s[0], 0);
+	}
+	for (i = 1; !n || i < n; i++) {
+		r = source_next(src, s[1], true);
+		if (r <= 0)
+			break;
+		delta_compute(s[0], s[1], v->d, &v->rs);
+		delta_add(v->acc, v->d);
+		view_sample(v, s[0], s[1], i);
+		t = s[0];
+		s[0] = s[1];
+		s[1] = t;
+	}
+	view_end(v);
+	return r < 0 ? r : 0;
+}
+
+/**
+ * run_views() - every view but -- CMD: vmstat lines, -P blocks, json,
+ * csv or prom, from @src until the count, the recording's end or Ctrl-C.
+ * Return: 0 or -errno (message printed); -EDOM for a -P CPU not there.
+ */
+int run_views(const struct env *env, const struct iowstat_meta *m,
+	      struct source *src)
+{
+	struct iowstat_snapshot *s[2] = { calloc(1, sizeof(*s[0])),
+					  calloc(1, sizeof(*s[1])) };
+	struct view_run v = {
+		.env = env, .m = m, .height = term_height(),
+		.cpus = env->sel.given,
+		.vo = { env->wide, env->timestamp, env->unit, env->interval },
+		.d = calloc(1, sizeof(*v.d)), .acc = calloc(1, sizeof(*v.acc)),
+		.mem = malloc(sizeof(*v.mem)),
+	};
+	int r = -ENOMEM;
+
+	if (!s[0] || !s[1] || !v.d || !v.acc || !v.mem)
+		goto out;
+	if (env->out == OUT_PROM) {
+		r = run_prom(src, s);
+		goto out;
+	}
+	r = source_next(src, s[0], false);
+	if (r == 1) {
+		r = check_sel(env, s[0]);
+		if (!r)
+			r = view_loop(&v, src, s);
+	}
+out:
+	free(s[0]);
+	free(s[1]);
+	free(v.d);
+	free(v.acc);
+	free(v.mem);
+	return r;
+}

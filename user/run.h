@@ -1,0 +1,37 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+#ifndef IOWSTAT_RUN_H
+#define IOWSTAT_RUN_H
+
+#include <signal.h>
+#include <stdio.h>
+
+#include "backend.h"
+#include "options.h"
+#include "record.h"
+#include "sample.h"
+
+/* struct source - where samples come from: live (+ --record) or replay */
+struct source {
+	struct iowstat_backend *be;
+	struct replay *rp;
+	FILE *rec;
+	struct iowstat_raw raw;
+	unsigned int n;			/* samples taken so far */
+	uint64_t t0;			/* first sample, CLOCK_MONOTONIC */
+	unsigned int interval;
+};
+
+extern volatile sig_atomic_t exiting;
+
+int source_next(struct source *src, struct iowstat_snapshot *s, bool wait);
+int run_views(const struct env *env, const struct iowstat_meta *m,
+	      struct source *src);
+int run_cmd(const struct env *env, const struct iowstat_meta *m,
+	    struct source *src);
+int run_cmd_replay(const struct env *env, const struct cmd_result *c,
+		   struct source *src);
+void cmd_print_summary(FILE *f, const struct cmd_result *c,
+		       const struct iowstat_delta *acc,
+		       const struct cpu_sel *sel);
+
+#endif /* IOWSTAT_RUN_H */

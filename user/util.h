@@ -1,0 +1,35 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+#ifndef IOWSTAT_UTIL_H
+#define IOWSTAT_UTIL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* Exit codes: 0 ok, 1 runtime error, 2 usage or environment error. */
+#define EXIT_USAGE	2
+
+#ifndef ARRAY_SIZE
+#define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
+#endif
+
+/* A read-only window on a buffer that need not be NUL-terminated. */
+struct span {
+	const char *p;
+	size_t len;
+};
+
+void err_msg(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+int parse_u32(const char *s, uint32_t min, uint32_t max, uint32_t *out);
+int parse_u64_span(struct span s, uint64_t *out);
+int parse_s64_span(struct span s, int64_t *out);
+
+bool span_next_line(struct span *buf, struct span *line);
+bool span_next_token(struct span *line, struct span *tok);
+bool span_eq(struct span s, const char *str);
+bool span_starts(struct span s, const char *prefix);
+
+int read_whole_file(const char *path, char **buf, size_t *len);
+
+#endif /* IOWSTAT_UTIL_H */
