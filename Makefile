@@ -6,8 +6,13 @@
 #   make modules-all     the module for both test kernels, side by side
 #   make check           deps, build, host tests, guest tests on 6.1 and 6.12
 #   make demo            boot the 6.1 test box, load, copy, watch
-#   make lint            checkpatch, sparse, shellcheck
-#   make install         module, iowstat and man pages (DESTDIR, PREFIX)
+#   make compare         dd copy + dbench on 6.1 and 6.12, report with
+#                        pictures (COMPARE_ARGS=--quick: the 3-minute one)
+#   make lint            checkpatch, sparse, shellcheck, man pages, versions
+#   make install         module, iowstat, man pages, completion (DESTDIR,
+#                        PREFIX, KVER); make uninstall undoes it
+#   make dkms-install    sources into /usr/src, dkms add + install for KVER;
+#                        make dkms-remove undoes it
 
 CACHE ?= $(or $(IOWPROBE_CACHE),$(HOME)/.cache/iowprobe)
 TEST_KERNELS := 6.1 6.12
@@ -24,9 +29,23 @@ endif
 KDIR ?= /lib/modules/$(KVER)/build
 BUILD := build
 KSRC := Kbuild $(wildcard kmod/*.c kmod/*.h)
+MODULE_KO := $(BUILD)/$(KVER)/iowprobe.ko
+# one version for module, reader and dkms.conf (scripts/lint checks)
+VERSION := $(shell awk '$$2 == "IOWPROBE_VERSION" { gsub(/"/, "", $$3); print $$3 }' \
+	kmod/iowprobe_abi.h)
+
+# install locations (GNU conventions); the module goes under /lib/modules
+PREFIX ?= /usr/local
+BINDIR ?= $(PREFIX)/bin
+MANDIR ?= $(PREFIX)/share/man
+BASHCOMPDIR ?= $(PREFIX)/share/bash-completion/completions
+INSTALL_MOD_DIR ?= extra
+MODDEST = $(DESTDIR)/lib/modules/$(KVER)/$(INSTALL_MOD_DIR)
+DKMS_SRC ?= /usr/src/iowprobe-$(VERSION)
 
 .PHONY: all modules modules-all modules-testing user guest-progs check host-tests guest-tests demo \
-	lint clean deps
+	lint clean deps install uninstall dkms-source dkms-install dkms-remove
+.PHONY: compare
 .DELETE_ON_ERROR:
 
 all: modules user
@@ -47,6 +66,9 @@ endef
 modules: $(KSRC)
 	$(call module_in,$(KVER))
 	cp $(BUILD)/$(KVER)/iowprobe.ko iowprobe.ko
+
+$(MODULE_KO): $(KSRC)
+	$(call module_in,$(KVER))
 
 modules-all: $(addprefix module-,$(TEST_KERNELS))
 
@@ -80,8 +102,56 @@ check:
 demo: deps modules-all user
 	scripts/demo
 
+# the two classic kernel comparisons, one test box per kernel
+compare: modules-all user
+	scripts/compare $(COMPARE_ARGS)
+
 lint:
 	scripts/lint
+
+# depmod - refresh modules.dep on the live system only: a staged DESTDIR
+# tree has no modules.order or modules.builtin for depmod -b to work from
+define depmod
+	@if [ -n "$(DESTDIR)" ]; then \
+		echo "DESTDIR set: depmod skipped; on the target run: depmod -a $(KVER)"; \
+	else \
+		echo "depmod -a $(KVER)"; depmod -a $(KVER); \
+	fi
+endef
+
+install: $(MODULE_KO) user
+	install -D -m 0644 $(MODULE_KO) $(MODDEST)/iowprobe.ko
+	install -D -m 0755 user/iowstat $(DESTDIR)$(BINDIR)/iowstat
+	install -D -m 0644 man/iowstat.8 $(DESTDIR)$(MANDIR)/man8/iowstat.8
+	install -D -m 0644 man/iowprobe.4 $(DESTDIR)$(MANDIR)/man4/iowprobe.4
+	install -D -m 0644 completion/iowstat $(DESTDIR)$(BASHCOMPDIR)/iowstat
+	$(depmod)
+
+uninstall:
+	rm -f $(MODDEST)/iowprobe.ko $(DESTDIR)$(BINDIR)/iowstat \
+		$(DESTDIR)$(MANDIR)/man8/iowstat.8 \
+		$(DESTDIR)$(MANDIR)/man4/iowprobe.4 \
+		$(DESTDIR)$(BASHCOMPDIR)/iowstat
+	$(depmod)
+
+# dkms-source - what DKMS builds from: dkms.conf and Kbuild at the top
+dkms-source:
+	rm -rf $(DKMS_SRC)
+	install -d $(DKMS_SRC)/kmod
+	install -m 0644 dkms.conf Kbuild $(DKMS_SRC)/
+	install -m 0644 kmod/*.c kmod/*.h $(DKMS_SRC)/kmod/
+
+# a second dkms-install of the same version replaces the first
+dkms-install: dkms-remove dkms-source
+	dkms add -m iowprobe -v $(VERSION)
+	dkms install -m iowprobe -v $(VERSION) -k $(KVER)
+
+dkms-remove:
+	@if dkms status -m iowprobe -v $(VERSION) | grep -q .; then \
+		echo "dkms remove -m iowprobe -v $(VERSION) --all"; \
+		dkms remove -m iowprobe -v $(VERSION) --all; \
+	fi
+	rm -rf $(DKMS_SRC)
 
 clean:
 	rm -rf $(BUILD) iowprobe.ko

@@ -10,8 +10,10 @@
  * the sleeper's affinity there, so the wakeup migrates the sleeper and
  * decrements SLEEP_CPU's nr_iowait from another CPU.
  *
- * Prints "wait_ns=N cpu_ns=N": the wait's wall time and the sleeper's own
- * CPU time during it.  Exit: 0 ok, 1 failure, 2 usage.
+ * Prints "wait_ns=N cpu_ns=N delay_ns=N": the wait's wall time, the
+ * sleeper's own CPU time during it, and the time it waited to run after
+ * its wakeup (schedstat run_delay): the iowait is the rest.
+ * Exit: 0 ok, 1 failure, 2 usage.
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
@@ -33,6 +35,20 @@ static long long ns(clockid_t clk)
 
 	clock_gettime(clk, &ts);
 	return ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
+
+/* run_delay() - ns runnable but not running, from the scheduler's stats */
+static long long run_delay(void)
+{
+	long long cpu = 0, delay = -1;
+	FILE *f = fopen("/proc/thread-self/schedstat", "r");
+
+	if (f) {
+		if (fscanf(f, "%lld %lld", &cpu, &delay) != 2)
+			delay = -1;
+		fclose(f);
+	}
+	return delay;
 }
 
 static int pin(pid_t pid, int cpu)
@@ -66,7 +82,7 @@ int main(int argc, char **argv)
 	struct io_uring_sqe *sqe;
 	struct io_uring_cqe *cqe;
 	struct io_uring ring;
-	long long t0, c0;
+	long long t0, c0, d0;
 	char byte;
 	pid_t pid;
 
@@ -92,14 +108,17 @@ int main(int argc, char **argv)
 	pid = fork();
 	if (pid == 0)
 		waker(getppid(), wake_cpu, wait_ms, move_cpu, fds[1]);
+	d0 = run_delay();
 	c0 = ns(CLOCK_THREAD_CPUTIME_ID);
 	t0 = ns(CLOCK_MONOTONIC);
 	if (io_uring_wait_cqe(&ring, &cqe)) {
 		fprintf(stderr, "iou_wait: wait failed\n");
 		return 1;
 	}
-	printf("wait_ns=%lld cpu_ns=%lld res=%d\n", ns(CLOCK_MONOTONIC) - t0,
-	       ns(CLOCK_THREAD_CPUTIME_ID) - c0, cqe->res);
+	t0 = ns(CLOCK_MONOTONIC) - t0;
+	c0 = ns(CLOCK_THREAD_CPUTIME_ID) - c0;
+	printf("wait_ns=%lld cpu_ns=%lld delay_ns=%lld res=%d\n", t0, c0,
+	       run_delay() - d0, cqe->res);
 	io_uring_cqe_seen(&ring, cqe);
 	waitpid(pid, &status, 0);
 	return WIFEXITED(status) && !WEXITSTATUS(status) ? 0 : 1;

@@ -118,16 +118,26 @@ def nullb(completion_ns, irqmode=2):
     raise RuntimeError("null_blk loaded but /dev/nullb0 did not appear")
 
 
+def run_delay():
+    """ns this thread spent runnable but not running (the scheduler's own
+    schedstat): after each wakeup the task is no longer in iowait, but it
+    only runs once the CPU switches to it"""
+    with open("/proc/thread-self/schedstat") as f:
+        return int(f.read().split()[1])
+
+
 def direct_reads(dev, seconds, bs=4096):
     """Synchronous O_DIRECT reads for about `seconds`.
 
-    Returns (wall_ns, own_cpu_ns, reads): the truth for iowait is
-    wall - own CPU time, since the thread either runs or waits on its I/O.
+    Returns (wall_ns, own_cpu_ns, reads, run_delay_ns): the thread either
+    runs, waits on its I/O or waits to run after a wakeup, so its iowait is
+    wall - own CPU time - run delay.
     """
     fd = os.open(dev, os.O_RDONLY | os.O_DIRECT)
     buf = mmap.mmap(-1, bs)
     size = os.lseek(fd, 0, os.SEEK_END)
     n = 0
+    d0 = run_delay()
     c0 = time.thread_time_ns()
     t0 = time.monotonic_ns()
     end = t0 + int(seconds * 1e9)
@@ -138,8 +148,9 @@ def direct_reads(dev, seconds, bs=4096):
             break
     t1 = time.monotonic_ns()
     c1 = time.thread_time_ns()
+    d1 = run_delay()
     os.close(fd)
-    return t1 - t0, c1 - c0, n
+    return t1 - t0, c1 - c0, n, d1 - d0
 
 
 def proc_stat_cpu(cpu):

@@ -41,10 +41,15 @@ static long pingpong(double secs)
 		return -1;
 	pid = fork();
 	if (pid == 0) {
+		/* keep only our ends, so the parent's close means EOF */
+		close(a[1]);
+		close(b[0]);
 		while (read(a[0], &c, 1) == 1 && write(b[1], &c, 1) == 1)
 			;
 		_exit(0);
 	}
+	close(a[0]);
+	close(b[1]);
 	while (now() < end) {
 		if (write(a[1], &c, 1) != 1 || read(b[0], &c, 1) != 1)
 			break;
