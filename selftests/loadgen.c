@@ -5,6 +5,7 @@
  * usage: loadgen pingpong SECONDS      two processes bouncing a byte
  *        loadgen forks SECONDS         fork and reap children in a loop
  *        loadgen direct DEV SECONDS    synchronous 4 KiB O_DIRECT reads
+ *        loadgen wdirect DEV SECONDS   synchronous 4 KiB O_DIRECT writes
  *        loadgen sleepers DEV N SECONDS  N processes in O_DIRECT reads at once
  *
  * Prints the operations done.  Exit: 0 ok, 1 failure, 2 usage.
@@ -13,6 +14,7 @@
 #define _GNU_SOURCE
 #endif
 #include <fcntl.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -77,9 +79,9 @@ static long forks(double secs)
 	return n;
 }
 
-static long direct(const char *dev, double secs)
+static long direct(const char *dev, double secs, bool write)
 {
-	int fd = open(dev, O_RDONLY | O_DIRECT);
+	int fd = open(dev, (write ? O_WRONLY : O_RDONLY) | O_DIRECT);
 	double end = now() + secs;
 	void *buf;
 	off_t size;
@@ -93,7 +95,8 @@ static long direct(const char *dev, double secs)
 	if (size <= 0)
 		return -1;
 	while (now() < end) {
-		if (pread(fd, buf, 4096, (n % size) * 4096) != 4096)
+		if ((write ? pwrite(fd, buf, 4096, (n % size) * 4096) :
+			     pread(fd, buf, 4096, (n % size) * 4096)) != 4096)
 			return -1;
 		n++;
 	}
@@ -108,7 +111,7 @@ static long sleepers(const char *dev, int procs, double secs)
 
 	for (i = 0; i < procs; i++) {
 		if (fork() == 0) {
-			n = direct(dev, secs);
+			n = direct(dev, secs, false);
 			_exit(n < 0 ? 1 : 0);
 		}
 	}
@@ -130,11 +133,13 @@ int main(int argc, char **argv)
 	else if (argc == 3 && !strcmp(argv[1], "forks"))
 		n = forks(atof(argv[2]));
 	else if (argc == 4 && !strcmp(argv[1], "direct"))
-		n = direct(argv[2], atof(argv[3]));
+		n = direct(argv[2], atof(argv[3]), false);
+	else if (argc == 4 && !strcmp(argv[1], "wdirect"))
+		n = direct(argv[2], atof(argv[3]), true);
 	else if (argc == 5 && !strcmp(argv[1], "sleepers"))
 		n = sleepers(argv[2], atoi(argv[3]), atof(argv[4]));
 	if (n == -2) {
-		fprintf(stderr, "usage: loadgen pingpong|forks SECONDS | direct DEV SECONDS | sleepers DEV N SECONDS\n");
+		fprintf(stderr, "usage: loadgen pingpong|forks SECONDS | direct|wdirect DEV SECONDS | sleepers DEV N SECONDS\n");
 		return 2;
 	}
 	if (n < 0) {

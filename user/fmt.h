@@ -5,6 +5,7 @@
 #include <stdio.h>
 
 #include "delta.h"
+#include "record.h"
 #include "snapshot.h"
 #include "view_cpus.h"
 
@@ -14,11 +15,22 @@ void fmt_json_begin(FILE *f, const struct iowstat_meta *m,
 void fmt_json_sample(FILE *f, const struct iowstat_snapshot *cur,
 		     const struct iowstat_delta *d, const struct cpu_sel *sel);
 void fmt_json_end(FILE *f);
+/* between the statistics and the end: a "-- CMD" run's own figures */
+void fmt_json_statistics_end(FILE *f);
+void fmt_json_command(FILE *f, const struct cmd_result *c,
+		      const struct iowstat_delta *acc,
+		      const struct cpu_sel *sel);
+void fmt_json_host_end(FILE *f);
 
 /* -o csv: a header row, then one row per CPU per interval */
 void fmt_csv_header(FILE *f);
 void fmt_csv_sample(FILE *f, const struct iowstat_snapshot *cur,
 		    const struct iowstat_delta *d, const struct cpu_sel *sel);
+
+/* -- CMD with -o csv: its summary, absolute nanoseconds per CPU */
+void fmt_csv_command(FILE *f, const struct cmd_result *c,
+		     const struct iowstat_delta *acc,
+		     const struct cpu_sel *sel);
 
 /* -o prom: one exposition of the counters since load, in seconds */
 void fmt_prom(FILE *f, const struct iowstat_snapshot *s);

@@ -104,6 +104,16 @@ void fmt_json_sample(FILE *f, const struct iowstat_snapshot *cur,
 	fputs("\t\t\t\t\t]\n\t\t\t\t}", f);
 }
 
+void fmt_json_statistics_end(FILE *f)
+{
+	fputs("\n\t\t\t],\n", f);
+}
+
+void fmt_json_host_end(FILE *f)
+{
+	fputs("\n\t\t}\n\t]\n}}\n", f);
+}
+
 void fmt_json_end(FILE *f)
 {
 	fputs("\n\t\t\t]\n\t\t}\n\t]\n}}\n", f);

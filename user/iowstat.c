@@ -95,8 +95,8 @@ static int run(struct source *src)
 		return err < 0 ? 1 : err;
 	}
 	set_exit_handlers();
-	if (c.valid && env.out == OUT_TEXT)
-		err = run_cmd_replay(&env, &c, src);
+	if (c.valid && env.out != OUT_PROM)
+		err = run_cmd_replay(&env, &m, &c, src);
 	else
 		err = run_views(&env, &m, src);
 	if (err == -EDOM)

@@ -42,8 +42,11 @@ int record_sample(FILE *f, unsigned int n, const struct iowstat_raw *raw)
 
 int record_cmd(FILE *f, const struct cmd_result *c)
 {
-	fprintf(f, "@cmd %d %" PRIu64 " %" PRIu64 " %" PRIu64 "\n", c->status,
+	fprintf(f, "@cmd %d %" PRIu64 " %" PRIu64 " %" PRIu64, c->status,
 		c->wall_ns, c->user_us, c->sys_us);
+	if (c->have_runq)
+		fprintf(f, " %" PRIu64, c->runq_ns);
+	fputc('\n', f);
 	return fflush(f) ? -EIO : 0;
 }
 

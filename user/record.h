@@ -16,6 +16,8 @@ struct cmd_result {
 	bool valid;
 	int status;			/* iowstat's exit status */
 	uint64_t wall_ns, user_us, sys_us;
+	uint64_t runq_ns;		/* waiting for a CPU (schedstat) */
+	bool have_runq;
 };
 
 FILE *record_open(const char *path, const struct iowstat_meta *m);

@@ -126,12 +126,16 @@ static int parse_preamble(struct replay *r)
 {
 	struct span line, save;
 
-	if (!rp_line(r, &line) || !span_eq(line, RECORD_MAGIC))
+	if (!rp_line(r, &line) || !span_eq(line, RECORD_MAGIC)) {
+		r->line = 1;		/* an empty file too */
 		return rp_fail(r, "not an iowstat recording (expected \"%s\")",
 			       RECORD_MAGIC);
+	}
 	for (;;) {
 		save = r->cur;
-		if (!rp_line(r, &line) || !span_starts(line, "@meta ")) {
+		if (!rp_line(r, &line))
+			break;		/* no line read, none to give back */
+		if (!span_starts(line, "@meta ")) {
 			r->cur = save;
 			r->line--;
 			break;
@@ -210,17 +214,23 @@ static const char *missing_file(unsigned int have)
 	return "iowprobe/cpus";
 }
 
-/* parse_cmd - "@cmd status wall_ns user_us sys_us", last in the file */
+/*
+ * parse_cmd - "@cmd status wall_ns user_us sys_us [runq_ns]", last in the
+ * file (runq_ns is absent where /proc/PID/schedstat was not readable)
+ */
 static int parse_cmd(struct replay *r, struct span line)
 {
-	struct span w[5], rest;
+	struct span w[6], rest;
+	unsigned int n = words(line, w, 6);
 	uint64_t st;
 
-	if (words(line, w, 5) != 5 || parse_u64_span(w[1], &st) || st > 255 ||
+	if ((n != 5 && n != 6) || parse_u64_span(w[1], &st) || st > 255 ||
 	    parse_u64_span(w[2], &r->cmd.wall_ns) ||
 	    parse_u64_span(w[3], &r->cmd.user_us) ||
-	    parse_u64_span(w[4], &r->cmd.sys_us))
+	    parse_u64_span(w[4], &r->cmd.sys_us) ||
+	    (n == 6 && parse_u64_span(w[5], &r->cmd.runq_ns)))
 		return rp_fail(r, "bad @cmd line");
+	r->cmd.have_runq = n == 6;
 	r->cmd.status = st;
 	r->cmd.valid = true;
 	if (rp_line(r, &rest))

@@ -28,8 +28,8 @@ int run_views(const struct env *env, const struct iowstat_meta *m,
 	      struct source *src);
 int run_cmd(const struct env *env, const struct iowstat_meta *m,
 	    struct source *src);
-int run_cmd_replay(const struct env *env, const struct cmd_result *c,
-		   struct source *src);
+int run_cmd_replay(const struct env *env, const struct iowstat_meta *m,
+		   const struct cmd_result *c, struct source *src);
 void cmd_print_summary(FILE *f, const struct cmd_result *c,
 		       const struct iowstat_delta *acc,
 		       const struct cpu_sel *sel);

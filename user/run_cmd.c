@@ -15,6 +15,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "fmt.h"
 #include "run.h"
 #include "util.h"
 
@@ -113,15 +114,44 @@ static uint64_t mono_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000ull + ts.tv_nsec;
 }
 
+/*
+ * runq_of() - how long the ended but not yet reaped CMD waited for a CPU
+ * (schedstat's run_delay, ns): after each wakeup a task is runnable but
+ * only runs once a CPU switches to it.  Its main thread only.
+ */
+static bool runq_of(pid_t pid, uint64_t *ns)
+{
+	unsigned long long run, delay;
+	char path[64];
+	bool ok;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/schedstat", (int)pid);
+	f = fopen(path, "r");
+	if (!f)
+		return false;
+	ok = fscanf(f, "%llu %llu", &run, &delay) == 2;
+	fclose(f);
+	*ns = delay;
+	return ok;
+}
+
 /* wait_child - until CMD ends or @deadline; true once it has ended */
-static bool wait_child(uint64_t deadline, int *status, struct rusage *ru)
+static bool wait_child(uint64_t deadline, int *status, struct rusage *ru,
+		       struct cmd_result *res)
 {
 	struct pollfd pfd = { .fd = chld_pipe[0], .events = POLLIN };
+	siginfo_t si;
 	char drain[64];
 	uint64_t now;
 	pid_t r;
 
 	for (;;) {
+		/* peek first: the zombie still has its scheduler statistics */
+		si.si_pid = 0;
+		if (!waitid(P_PID, child, &si, WEXITED | WNOHANG | WNOWAIT) &&
+		    si.si_pid == child)
+			res->have_runq = runq_of(child, &res->runq_ns);
 		r = wait4(child, status, WNOHANG, ru);
 		if (r == child || (r < 0 && errno == ECHILD))
 			return true;
@@ -172,7 +202,7 @@ static int supervise(struct cmd_run *c, unsigned int interval,
 	struct rusage ru = { 0 };
 	int status = 0, err;
 
-	while (!wait_child(next, &status, &ru)) {
+	while (!wait_child(next, &status, &ru, res)) {
 		err = step(c);
 		if (err) {	/* no summary, but CMD is not left behind */
 			waitpid(child, NULL, 0);
@@ -200,8 +230,9 @@ static void print_duration(FILE *f, const char *name, uint64_t us)
 }
 
 /**
- * cmd_print_summary() - as bash's "time" prints, then CMD's status and
- * the per-CPU table over CMD's lifetime (all CPUs unless -P says which).
+ * cmd_print_summary() - as bash's "time" prints, then how long CMD waited
+ * for a CPU (runq), CMD's status and the per-CPU table over CMD's
+ * lifetime (all CPUs unless -P says which).
  */
 void cmd_print_summary(FILE *f, const struct cmd_result *c,
 		       const struct iowstat_delta *acc,
@@ -213,6 +244,8 @@ void cmd_print_summary(FILE *f, const struct cmd_result *c,
 	print_duration(f, "real", c->wall_ns / 1000);
 	print_duration(f, "user", c->user_us);
 	print_duration(f, "sys", c->sys_us);
+	if (c->have_runq)
+		print_duration(f, "runq", c->runq_ns / 1000);
 	fprintf(f, "exit\t%d\n", c->status);
 	cpus_print_block(f, "Summary:", "Summary:", acc,
 			 sel->given ? sel : &every);
@@ -236,8 +269,37 @@ static void cmd_free(struct cmd_run *c)
 	free(c->acc);
 }
 
+/*
+ * report() - the run's summary: text on stderr as time(1) prints it, or
+ * with -o json / -o csv the machine-readable form on stdout
+ */
+static void report(const struct env *env, const struct iowstat_meta *m,
+		   const struct cmd_run *c, const struct cmd_result *res)
+{
+	struct cpu_sel every = { .given = true, .every = true };
+	const struct cpu_sel *sel = env->sel.given ? &env->sel : &every;
+
+	switch (env->out) {
+	case OUT_JSON:
+		fmt_json_begin(stdout, m, c->s[0]);
+		fmt_json_sample(stdout, c->s[0], c->acc, sel);
+		fmt_json_statistics_end(stdout);
+		fmt_json_command(stdout, res, c->acc, sel);
+		fmt_json_host_end(stdout);
+		break;
+	case OUT_CSV:
+		fmt_csv_command(stdout, res, c->acc, sel);
+		break;
+	default:
+		cmd_print_summary(stderr, res, c->acc, &env->sel);
+		return;
+	}
+	fflush(stdout);
+}
+
 /* run_started - CMD is running: supervise it, then report */
-static int run_started(const struct env *env, struct cmd_run *c, uint64_t t0)
+static int run_started(const struct env *env, const struct iowstat_meta *m,
+		       struct cmd_run *c, uint64_t t0)
 {
 	struct cmd_result res = { 0 };
 	int err;
@@ -247,7 +309,7 @@ static int run_started(const struct env *env, struct cmd_run *c, uint64_t t0)
 		return err;
 	if (c->src->rec && record_cmd(c->src->rec, &res))
 		err_msg("cannot write the recording\n");
-	cmd_print_summary(stderr, &res, c->acc, &env->sel);
+	report(env, m, c, &res);
 	return res.status;
 }
 
@@ -263,7 +325,6 @@ int run_cmd(const struct env *env, const struct iowstat_meta *m,
 	uint64_t t0;
 	int r;
 
-	(void)m;
 	r = cmd_alloc(&c);
 	if (!r && pipe2(chld_pipe, O_CLOEXEC | O_NONBLOCK))
 		r = -errno;
@@ -276,15 +337,15 @@ int run_cmd(const struct env *env, const struct iowstat_meta *m,
 	t0 = mono_ns();
 	r = spawn(env->cmd);
 	if (!r)
-		r = run_started(env, &c, t0);
+		r = run_started(env, m, &c, t0);
 out:
 	cmd_free(&c);
 	return r;
 }
 
 /* run_cmd_replay - the summary of a recorded -- CMD run */
-int run_cmd_replay(const struct env *env, const struct cmd_result *res,
-		   struct source *src)
+int run_cmd_replay(const struct env *env, const struct iowstat_meta *m,
+		   const struct cmd_result *res, struct source *src)
 {
 	struct cmd_run c = { .src = src };
 	int r;
@@ -295,7 +356,7 @@ int run_cmd_replay(const struct env *env, const struct cmd_result *res,
 	while (!r && !(r = step(&c)))
 		;
 	if (r == -EINTR) {	/* the recording's end */
-		cmd_print_summary(stderr, res, c.acc, &env->sel);
+		report(env, m, &c, res);
 		r = 0;
 	}
 	cmd_free(&c);

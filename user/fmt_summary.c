@@ -1,0 +1,102 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * fmt_summary.c - the summary of a "-- CMD" run in -o json and -o csv
+ *
+ * Written to stdout once CMD has ended (the text summary goes to stderr,
+ * as time(1) does).  Beside the percentages, the absolute nanoseconds of
+ * each CPU over exactly CMD's lifetime, so a script can compare them with
+ * a ground truth of its own.
+ */
+#include <inttypes.h>
+
+#include "fmt.h"
+
+/* the per-CPU columns the summary carries, and their names */
+static const struct {
+	enum iowstat_col col;
+	const char *name;
+} summary_cols[] = {
+	{ IOWSTAT_C_BUSY,	"busy_ns" },
+	{ IOWSTAT_C_IDLE,	"idle_ns" },
+	{ IOWSTAT_C_IOWAIT,	"iowait_ns" },
+	{ IOWSTAT_C_BLK_LOCAL,	"blk_local_ns" },
+	{ IOWSTAT_C_BLK_ANY,	"blk_any_ns" },
+	{ IOWSTAT_C_K_IDLE,	"k_idle_ns" },
+	{ IOWSTAT_C_K_IOWAIT,	"k_iowait_ns" },
+};
+
+#define NCOLS	(sizeof(summary_cols) / sizeof(summary_cols[0]))
+
+static void json_cpu(FILE *f, const char *cpu, const uint64_t *v, bool last)
+{
+	unsigned int i;
+
+	fprintf(f, "\t\t\t\t\t{\"cpu\": \"%s\"", cpu);
+	for (i = 0; i < NCOLS; i++)
+		fprintf(f, ", \"%s\": %" PRIu64, summary_cols[i].name,
+			v[summary_cols[i].col]);
+	fprintf(f, "}%s\n", last ? "" : ",");
+}
+
+/* fmt_json_command() - the "command" object: CMD's times and status */
+void fmt_json_command(FILE *f, const struct cmd_result *c,
+		      const struct iowstat_delta *acc,
+		      const struct cpu_sel *sel)
+{
+	unsigned int i, last = 0;
+	char id[16];
+
+	for (i = 0; i < acc->nr_cpus; i++)
+		if (cpu_sel_has(sel, i))
+			last = i + 1;
+	fprintf(f, "\t\t\t\"command\": {\n\t\t\t\t\"real-ns\": %" PRIu64
+		", \"user-us\": %" PRIu64 ", \"sys-us\": %" PRIu64,
+		c->wall_ns, c->user_us, c->sys_us);
+	if (c->have_runq)
+		fprintf(f, ", \"runq-ns\": %" PRIu64, c->runq_ns);
+	fprintf(f, ", \"exit\": %d,\n\t\t\t\t\"cpu-ns\": [\n", c->status);
+	json_cpu(f, "all", acc->all, last == 0);
+	for (i = 0; i < acc->nr_cpus; i++) {
+		if (!cpu_sel_has(sel, i))
+			continue;
+		snprintf(id, sizeof(id), "%u", i);
+		json_cpu(f, id, acc->cpu[i], i + 1 == last);
+	}
+	fputs("\t\t\t\t]\n\t\t\t}", f);
+}
+
+static void csv_row(FILE *f, const struct cmd_result *c, const char *cpu,
+		    const uint64_t *v)
+{
+	unsigned int i;
+
+	fprintf(f, "%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",", c->wall_ns,
+		c->user_us, c->sys_us);
+	if (c->have_runq)
+		fprintf(f, "%" PRIu64, c->runq_ns);
+	fprintf(f, ",%d,%s", c->status, cpu);
+	for (i = 0; i < NCOLS; i++)
+		fprintf(f, ",%" PRIu64, v[summary_cols[i].col]);
+	fputc('\n', f);
+}
+
+/* fmt_csv_command() - a header row, then "all" and one row per CPU */
+void fmt_csv_command(FILE *f, const struct cmd_result *c,
+		     const struct iowstat_delta *acc,
+		     const struct cpu_sel *sel)
+{
+	unsigned int i;
+	char id[16];
+
+	fputs("real_ns,user_us,sys_us,runq_ns,exit,cpu", f);
+	for (i = 0; i < NCOLS; i++)
+		fprintf(f, ",%s", summary_cols[i].name);
+	fputc('\n', f);
+	csv_row(f, c, "all", acc->all);
+	for (i = 0; i < acc->nr_cpus; i++) {
+		if (!cpu_sel_has(sel, i))
+			continue;
+		snprintf(id, sizeof(id), "%u", i);
+		csv_row(f, c, id, acc->cpu[i]);
+	}
+}
