@@ -1,0 +1,88 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only
+#
+# compare_test.sh - scripts/compare --quick on the test kernels, then
+# scripts/compare-check on the report it wrote
+#
+# usage: selftests/compare_test.sh [KERNEL...]
+#   KERNEL   test kernels to compare (default: 6.1 and 6.12)
+#
+# Runs on the host (it boots the test box once per kernel), after the
+# build: it needs the module for each kernel and user/iowstat.  The report
+# goes to a temporary folder that is removed at the end, or to
+# $IOWPROBE_COMPARE_DIR when set (kept).  compare's and compare-check's
+# output are shown as KTAP diagnostics.  Takes about 3 minutes.
+#
+# Exit: 0 pass, 1 fail, 4 skip (no QEMU, a kernel not cached, not built).
+
+# shellcheck disable=SC2317 source-path=SCRIPTDIR source=lib.sh
+. "$(dirname "$0")/lib.sh"
+
+REPO=$(cd "$(dirname "$0")/.." && pwd)
+CACHE=${IOWPROBE_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/iowprobe}
+LIMIT=900
+KERNELS=()
+REPORT=
+
+# check_ready() - skip unless the test box can run every kernel
+check_ready() {
+	local k rel
+
+	command -v qemu-system-x86_64 >/dev/null ||
+		ktap_skip_all "no qemu-system-x86_64; run: sudo scripts/deps"
+	command -v gnuplot >/dev/null ||
+		ktap_skip_all "no gnuplot; run: sudo scripts/deps"
+	[ -x "$REPO/user/iowstat" ] || ktap_skip_all "no user/iowstat; run: make user"
+	for k in "${KERNELS[@]}"; do
+		rel=$(readlink -f "$CACHE/kernels/$k" 2>/dev/null)
+		if [ -z "$rel" ] || [ ! -d "$rel" ]; then
+			ktap_skip_all "kernel $k not cached; run: sudo scripts/deps"
+		fi
+		[ -f "$REPO/build/${rel##*/}/iowprobe.ko" ] ||
+			ktap_skip_all "no module for ${rel##*/}; run: make modules-all"
+	done
+}
+
+# run_compare() - the quick comparison into REPORT, limited to LIMIT s
+run_compare() {
+	local args=(--quick -o "$REPORT") k
+
+	for k in "${KERNELS[@]}"; do
+		args+=(-k "$k")
+	done
+	timeout "$LIMIT" "$REPO/scripts/compare" "${args[@]}"
+}
+
+# kernels_reported() - the report folder has one result per kernel
+kernels_reported() {
+	local n
+
+	n=$(find "$REPORT" -mindepth 2 -maxdepth 2 -name facts | wc -l)
+	echo "kernels with results: $n of ${#KERNELS[@]}"
+	[ "$n" = "${#KERNELS[@]}" ]
+}
+
+main() {
+	local t0=$SECONDS
+
+	KERNELS=("$@")
+	[ ${#KERNELS[@]} -gt 0 ] || KERNELS=(6.1 6.12)
+	ktap_header
+	check_ready
+	cleanup_trap
+	if [ -n "${IOWPROBE_COMPARE_DIR:-}" ]; then
+		REPORT=$IOWPROBE_COMPARE_DIR
+	else
+		lib_tmp
+		REPORT=$LIB_TMP/report
+	fi
+	ktap_plan 3
+	ktap_test_result "scripts/compare --quick ${KERNELS[*]}" run_compare
+	ktap_info "compare took $((SECONDS - t0)) s; report in $REPORT"
+	ktap_test_result "one result per kernel" kernels_reported
+	ktap_test_result "scripts/compare-check passes" \
+		"$REPO/scripts/compare-check" "$REPORT"
+	ktap_finished
+}
+
+main "$@"
