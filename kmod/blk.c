@@ -11,11 +11,19 @@
 #include <linux/blk-mq.h>
 #include <linux/blkdev.h>
 #include <linux/seq_file.h>
+#include <linux/workqueue.h>
 
 #include "iowprobe.h"
 
 #define IOWPROBE_MAX_DEVS	64
 #define IOWPROBE_NO_DEV		0xffff
+/*
+ * A request still in flight after this long lost its completion (a path
+ * that fires no block_rq_complete): forget it, count it, so it cannot keep
+ * blk_local and blk_any running forever.  blk-mq's own timeout is 30 s.
+ */
+#define IOWPROBE_STALE_NS	(120ULL * NSEC_PER_SEC)
+#define IOWPROBE_REAP_EVERY	(10 * HZ)
 
 /*
  * struct busy_clock - a gclock fed by an in-flight count
@@ -50,6 +58,10 @@ static unsigned int ndevs;
 static DEFINE_RAW_SPINLOCK(devs_lock);
 static atomic64_t devs_overflow;
 static atomic64_t rq_anomalies;
+static atomic64_t rq_stale;
+
+static void reap_fn(struct work_struct *work);
+static DECLARE_DELAYED_WORK(reap_work, reap_fn);
 
 /*
  * devs_published() - how many device slots are fully written
@@ -113,13 +125,17 @@ int iowprobe_blk_init(void)
 		return -ENOMEM;
 	ret = iowprobe_table_init(&requests, "requests",
 				  iowprobe_request_pool);
-	if (ret)
+	if (ret) {
 		kfree(devs);
-	return ret;
+		return ret;
+	}
+	schedule_delayed_work(&reap_work, IOWPROBE_REAP_EVERY);
+	return 0;
 }
 
 void iowprobe_blk_exit(void)
 {
+	cancel_delayed_work_sync(&reap_work);
 	iowprobe_table_destroy(&requests);
 	kfree(devs);
 }
@@ -212,6 +228,23 @@ static void finish(struct iowprobe_entry *e, bool done)
 		}
 	}
 	iowprobe_entry_put(&requests, e);
+}
+
+static bool rq_stale_at(const struct iowprobe_entry *e, u64 now)
+{
+	return now > e->rq.t_issue && now - e->rq.t_issue > IOWPROBE_STALE_NS;
+}
+
+static void rq_forget(struct iowprobe_entry *e)
+{
+	atomic64_inc(&rq_stale);
+	finish(e, false);
+}
+
+static void reap_fn(struct work_struct *work)
+{
+	iowprobe_table_reap(&requests, rq_stale_at, iowprobe_now(), rq_forget);
+	schedule_delayed_work(&reap_work, IOWPROBE_REAP_EVERY);
 }
 
 void iowprobe_on_issue(struct request *rq)
@@ -313,6 +346,7 @@ void iowprobe_blk_status(struct seq_file *m)
 		   iowprobe_table_exact(&requests) ? "yes" : "no");
 	seq_printf(m, "request_anomalies: %lld\n",
 		   atomic64_read(&rq_anomalies));
+	seq_printf(m, "request_stale: %lld\n", atomic64_read(&rq_stale));
 	seq_printf(m, "devices: %u\n", devs_published());
 	seq_printf(m, "devices_overflow: %lld\n",
 		   atomic64_read(&devs_overflow));

@@ -112,6 +112,9 @@ struct iowprobe_entry *iowprobe_table_add(struct iowprobe_table *t,
 struct iowprobe_entry *iowprobe_table_del(struct iowprobe_table *t,
 					  const void *key);
 unsigned int iowprobe_table_used(struct iowprobe_table *t);
+void iowprobe_table_reap(struct iowprobe_table *t,
+			 bool (*stale)(const struct iowprobe_entry *e, u64 arg),
+			 u64 arg, void (*drop)(struct iowprobe_entry *e));
 bool iowprobe_table_exact(struct iowprobe_table *t);
 
 /* acct.c: per-CPU time and the nr_iowait mirror */

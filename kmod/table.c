@@ -9,6 +9,7 @@
 
 #include <linux/hash.h>
 #include <linux/log2.h>
+#include <linux/sched.h>
 #include <linux/slab.h>
 #include <linux/vmalloc.h>
 
@@ -140,6 +141,38 @@ struct iowprobe_entry *iowprobe_table_del(struct iowprobe_table *t,
 		hlist_del(&e->node);
 	raw_spin_unlock_irqrestore(lock, flags);
 	return e;
+}
+
+/**
+ * iowprobe_table_reap() - unlink every entry @stale says is stale and hand
+ * it to @drop, which owns it then; called from process context
+ */
+void iowprobe_table_reap(struct iowprobe_table *t,
+			 bool (*stale)(const struct iowprobe_entry *e, u64 arg),
+			 u64 arg, void (*drop)(struct iowprobe_entry *e))
+{
+	struct iowprobe_entry *e;
+	struct hlist_node *tmp;
+	HLIST_HEAD(reaped);
+	unsigned long flags;
+	unsigned int b;
+
+	for (b = 0; b < (1U << t->bits); b++) {
+		raw_spin_lock_irqsave(&t->locks[b & t->lock_mask], flags);
+		hlist_for_each_entry_safe(e, tmp, &t->buckets[b], node) {
+			if (!stale(e, arg))
+				continue;
+			hlist_del(&e->node);
+			hlist_add_head(&e->node, &reaped);
+		}
+		raw_spin_unlock_irqrestore(&t->locks[b & t->lock_mask], flags);
+		/* drop outside the bucket lock: it takes per-CPU locks */
+		hlist_for_each_entry_safe(e, tmp, &reaped, node) {
+			hlist_del(&e->node);
+			drop(e);
+		}
+		cond_resched();
+	}
 }
 
 unsigned int iowprobe_table_used(struct iowprobe_table *t)

@@ -297,7 +297,7 @@ def err_debugfs_not_mounted():
 def err_module_not_loaded():
     expect(run(env={"IOWSTAT_DEBUGFS": fake_debugfs(None)}), 2,
            r"^iowstat: the iowprobe module is not loaded .*; load it: "
-           r"insmod iowprobe\.ko$")
+           r"insmod iowprobe\.ko(, or use --bpf)?$")
 
 
 @test
@@ -341,8 +341,24 @@ def err_dashdash_without_command():
     expect(run("--"), 2, r'^iowstat: no command after "--"')
 
 
+def built_with_bpf():
+    """iowstat links libbpf exactly when user/bpf.mk built --bpf."""
+    ldd = subprocess.run(["ldd", IOWSTAT], capture_output=True, text=True)
+    return "libbpf" in ldd.stdout
+
+
+def unprivileged():
+    os.setgroups([])
+    os.setgid(65534)
+    os.setuid(65534)
+
+
 @test
 def err_bpf_not_built():
+    if built_with_bpf():	# then the error a user meets is permission
+        kw = {"preexec_fn": unprivileged} if os.geteuid() == 0 else {}
+        expect(run("--bpf", **kw), 2, r"^iowstat: --bpf: not permitted")
+        return
     expect(run("--bpf"), 2, r"^iowstat: --bpf: this iowstat was built "
            r"without BPF support")
 

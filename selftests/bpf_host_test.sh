@@ -1,0 +1,150 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only
+#
+# bpf_host_test.sh - iowstat --bpf on this machine: no module, no VM
+#
+# usage: selftests/bpf_host_test.sh [IOWSTAT]
+#   IOWSTAT   the iowstat to test (default: user/iowstat)
+#
+# Runs `iowstat --bpf -o json -- dd if=FILE of=/dev/null bs=4k iflag=direct`
+# on a small file on a real disk (/var/tmp, else /work: /tmp may be tmpfs,
+# which has no O_DIRECT) and checks the JSON summary: every CPU's busy +
+# idle is the wall time of the run within 0.5%, and the run booked iowait.
+# Prints KTAP and a Totals line.  Exit: 0 pass, 1 fail, 4 skip (not root,
+# iowstat built without BPF, BPF not permitted here: the reason is printed).
+
+SELF_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+IOWSTAT=${1:-$SELF_DIR/../user/iowstat}
+PLAN=3
+FILE_MB=16
+WORK=
+# shellcheck source-path=SCRIPTDIR source=lib.sh
+. "$SELF_DIR/lib.sh"
+
+# skip_all(reason) - every case skipped, with the reason; exit 4
+skip_all() {
+	local i
+
+	ktap_info "SKIP $*"
+	for ((i = 1; i <= PLAN; i++)); do
+		ktap_skip "bpf host test $i" "$*"
+	done
+	ktap_finished
+}
+
+# cleanup() - remove the test file and the outputs (run by the EXIT trap)
+# shellcheck disable=SC2317
+cleanup() {
+	[ -z "$WORK" ] || rm -rf -- "$WORK"
+	lib_cleanup
+}
+
+# real_disk_dir() - print a folder on a file system with O_DIRECT
+real_disk_dir() {
+	local d
+
+	for d in /var/tmp /work "$SELF_DIR/out"; do
+		if [ ! -d "$d" ] || [ ! -w "$d" ]; then
+			continue
+		fi
+		[ "$(stat -f -c %T "$d")" != tmpfs ] || continue
+		echo "$d"
+		return 0
+	done
+	return 1
+}
+
+# check_env() - skip unless this iowstat can run --bpf here
+check_env() {
+	[ -x "$IOWSTAT" ] || skip_all "$IOWSTAT not built: make -C user"
+	ldd "$IOWSTAT" | grep -q libbpf ||
+		skip_all "iowstat built without BPF: make -C user BPF=1"
+	[ "$(id -u)" = 0 ] || skip_all "loading BPF programs needs root"
+}
+
+# make_file() - a small file on a real disk, in WORK
+make_file() {
+	local dir
+
+	dir=$(real_disk_dir) || skip_all "no writable non-tmpfs folder for O_DIRECT"
+	WORK=$(mktemp -d "$dir/iowstat-bpf.XXXXXX") || return 1
+	dd if=/dev/urandom of="$WORK/file" bs=1M count=$FILE_MB conv=fsync \
+		status=none
+}
+
+# run_iowstat() - the run under test; JSON in WORK/out, stderr in WORK/err
+run_iowstat() {
+	local rc=0
+
+	"$IOWSTAT" --bpf -o json -- dd if="$WORK/file" of=/dev/null bs=4k \
+		iflag=direct > "$WORK/out" 2> "$WORK/err" || rc=$?
+	if [ "$rc" = 2 ] && grep -q -- '--bpf:' "$WORK/err"; then
+		skip_all "$(grep -- '--bpf:' "$WORK/err" | head -n 1)"
+	fi
+	sed 's/^/# /' "$WORK/err"
+	return "$rc"
+}
+
+# check(what) - one check on the JSON summary (python, printing diags);
+# what: wall (busy + idle = wall per CPU) or iowait; exit 0, 1, or 4
+check() {
+	python3 - "$1" "$WORK/out" <<'EOF'
+import json, sys
+
+what, path = sys.argv[1], sys.argv[2]
+cmd = json.load(open(path))["sysstat"]["hosts"][0]["command"]
+wall = cmd["real-ns"]
+rows = [r for r in cmd["cpu-ns"] if r["cpu"] != "all"]
+if what == "wall":
+    bad = 0
+    for r in rows:
+        total = r["busy_ns"] + r["idle_ns"]
+        err = 100.0 * (total - wall) / wall
+        print(f"# cpu{r['cpu']}: busy+idle {total / 1e6:.3f} ms, wall "
+              f"{wall / 1e6:.3f} ms ({err:+.3f}%)")
+        bad += abs(err) > 0.5
+    sys.exit(1 if bad or not rows else 0)
+idle = sum(r["idle_ns"] for r in rows)
+iowait = sum(r["iowait_ns"] for r in rows)
+print(f"# all cpus: idle {idle / 1e6:.1f} ms, iowait {iowait / 1e6:.1f} ms "
+      f"of {len(rows)} x {wall / 1e6:.1f} ms")
+if iowait > 0:
+    sys.exit(0)
+# a machine saturated by other work never idles: no iowait to book
+sys.exit(4 if idle < 0.01 * wall else 1)
+EOF
+}
+
+main() {
+	local rc
+
+	ktap_header
+	ktap_plan "$PLAN"
+	check_env
+	trap cleanup EXIT
+	make_file || skip_all "cannot write a test file"
+	if run_iowstat && python3 -c 'import json, sys; json.load(open(sys.argv[1]))' \
+			"$WORK/out" 2>/dev/null; then
+		ktap_ok "iowstat --bpf -o json -- dd iflag=direct: exit 0, JSON"
+	else
+		ktap_fail "iowstat --bpf -o json -- dd iflag=direct: exit 0, JSON"
+		ktap_skip "busy + idle = wall" "no run"
+		ktap_skip "iowait booked" "no run"
+		ktap_finished
+	fi
+	if check wall; then
+		ktap_ok "every cpu: busy + idle = wall time within 0.5%"
+	else
+		ktap_fail "every cpu: busy + idle = wall time within 0.5%"
+	fi
+	rc=0
+	check iowait || rc=$?
+	case $rc in
+	0) ktap_ok "the run booked iowait" ;;
+	4) ktap_skip "the run booked iowait" "no CPU was ever idle (machine saturated)" ;;
+	*) ktap_fail "the run booked iowait" ;;
+	esac
+	ktap_finished
+}
+
+main "$@"

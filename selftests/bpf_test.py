@@ -1,0 +1,401 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-only
+"""iowstat's BPF backend against the module and against ground truth.
+
+Runs in the test box as root, with the module loaded and the BPF programs
+attached at the same time.  bpf_pair (built by `make -C selftests
+bpf-progs`) reads both back to back: BPF, the module, BPF again, so the BPF
+figures are interpolated at the instants of the module's rows and the two
+are compared over the very same window.  Truth comes from outside both: a
+pinned thread that only reads or waits spends wall - own CPU time waiting.
+"""
+
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import iowprobe as iow  # noqa: E402
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+REPO = os.path.dirname(HERE)
+PAIR = os.path.join(HERE, "out", "bpf_pair")
+IOU_WAIT = os.path.join(HERE, "out", "iou_wait")
+IOWSTAT = os.path.join(REPO, "user", "iowstat")
+TIMES = ("busy_ns", "idle_ns", "iowait_ns", "blk_local_ns", "blk_any_ns")
+EVENTS = ("sleeps", "wakeups", "rq_issued", "rq_completed")
+
+# a pipe ping-pong with both ends on one CPU, in bursts with a short sleep
+# between them: many switches and idle transitions on that CPU, and on the
+# reader's CPU contention (6.12 delays the reader's dequeues).  Not across
+# CPUs: that starves a single-threaded TCG guest (TESTBOX.md).
+PINGPONG = """
+import os, sys, time
+cpu, secs = int(sys.argv[1]), float(sys.argv[2])
+os.sched_setaffinity(0, {cpu})
+a, b = os.pipe(), os.pipe()
+pid = os.fork()
+if pid == 0:
+    os.close(a[1])
+    os.close(b[0])
+    while True:
+        c = os.read(a[0], 1)
+        if not c:
+            os._exit(0)
+        os.write(b[1], c)
+os.close(a[0])
+os.close(b[1])
+end, n = time.monotonic() + secs, 0
+while time.monotonic() < end:
+    for _ in range(50):
+        os.write(a[1], b"x")
+        os.read(b[0], 1)
+    n += 50
+    time.sleep(0.002)
+os.close(a[1])
+os.waitpid(pid, 0)
+print(n)
+"""
+
+READER = ("import sys; sys.path.insert(0, %r); import iowprobe as i; "
+          "i.pin(1); print(*i.direct_reads(%r, %f))")
+
+
+class Skip(Exception):
+    pass
+
+
+def parse_cpus(lines):
+    """The cpus text (module or BPF) as {cpu: row}."""
+    if not lines or lines[0] != iow.ABI_LINE:
+        raise ValueError(f"not a cpus file: {lines[:1]}")
+    cols = lines[1].split()
+    return {v[0]: dict(zip(cols[1:], map(int, v[1:])))
+            for v in (line.split() for line in lines[2:])}
+
+
+class Pair:
+    """bpf_pair: both backends read back to back on request."""
+
+    def __init__(self):
+        if not os.access(PAIR, os.X_OK):
+            raise Skip(f"{PAIR} not built: make -C selftests bpf-progs")
+        env = dict(os.environ, IOWSTAT_BPF_STATS="1")
+        self.p = subprocess.Popen([PAIR], stdin=subprocess.PIPE,
+                                  stdout=subprocess.PIPE,
+                                  stderr=subprocess.PIPE, text=True, env=env)
+        if self.p.stdout.readline().strip() != "ready":
+            why = self.p.stderr.read().strip()
+            rc = self.p.wait()
+            if rc == 2:		# the backend's own one-line reason
+                raise Skip(why)
+            raise RuntimeError(f"bpf_pair exit {rc}: {why}")
+
+    def snap(self):
+        """(bpf before, bpf after, module), each {cpu: row}."""
+        self.p.stdin.write("\n")
+        self.p.stdin.flush()
+        blocks, cur = [], None
+        for line in self.p.stdout:
+            line = line.rstrip("\n")
+            if line == "@end":
+                break
+            if line.startswith("@"):
+                cur = []
+                blocks.append(cur)
+            else:
+                cur.append(line)
+        if len(blocks) != 3 or not blocks[2]:
+            raise RuntimeError("bpf_pair: no module figures (not loaded?)")
+        return [parse_cpus(b) for b in blocks]
+
+    def close(self):
+        """bpf_pair's stderr: what the backend says when it detaches."""
+        self.p.stdin.close()
+        err = self.p.stderr.read()
+        self.p.wait()
+        return err
+
+
+def bpf_at(s, cpu, col):
+    """The BPF figure interpolated at the instant of the module's row."""
+    b1, b2, mod = s[0][cpu], s[1][cpu], s[2][cpu]
+    t1, t2, t = b1["now_ns"], b2["now_ns"], mod["now_ns"]
+    f = 1.0 if t2 <= t1 else min(max((t - t1) / (t2 - t1), 0.0), 1.0)
+    return b1[col] + f * (b2[col] - b1[col])
+
+
+def load_module():
+    if os.path.isdir(iow.DEBUGFS):
+        return False
+    subprocess.run(["insmod", os.environ["IOWPROBE_KO"]], check=True)
+    return True
+
+
+def workload(dev, seconds):
+    """Pinned O_DIRECT reads on CPU 1, ping-pong bursts on each CPU."""
+    reader = subprocess.Popen([sys.executable, "-c",
+                               READER % (HERE, dev, seconds)],
+                              stdout=subprocess.PIPE, text=True)
+    pongs = [subprocess.Popen([sys.executable, "-c", PINGPONG, c,
+                               str(seconds)],
+                              stdout=subprocess.PIPE, text=True)
+             for c in ("0", "1")]
+    reads = reader.communicate()[0].split()
+    rounds = [p.communicate()[0].strip() for p in pongs]
+    return int(reads[2]) if reads else 0, "+".join(rounds)
+
+
+def agreement(k, pair):
+    """Both backends over one window: per-CPU times within 1% of it."""
+    dev = iow.nullb(1_000_000)
+    a = pair.snap()
+    reads, rounds = workload(dev, 3.0)
+    b = pair.snap()
+    k.diag(f"agreement: {reads} reads on cpu1, {rounds} ping-pong rounds")
+    for s, name in ((a, "start"), (b, "end")):
+        k.diag(f"agreement: module read bracketed by BPF reads "
+               f"{(s[1]['1']['now_ns'] - s[0]['1']['now_ns']) / 1e3:.0f} us "
+               f"apart at the {name}")
+    for cpu in ("0", "1"):
+        window = b[2][cpu]["now_ns"] - a[2][cpu]["now_ns"]
+        for col in TIMES:
+            want = b[2][cpu][col] - a[2][cpu][col]
+            got = bpf_at(b, cpu, col) - bpf_at(a, cpu, col)
+            k.diag(f"agree: cpu{cpu} {col}: bpf - module = "
+                   f"{(got - want) / 1e6:+.2f} ms, "
+                   f"{100 * (got - want) / window:+.3f}% of the "
+                   f"{window / 1e6:.0f} ms window")
+            k.within(f"agree: cpu{cpu} {col} (bound 1% of the window)",
+                     got, want, absolute=0.01 * window)
+    worst = []
+    for cpu in ("0", "1"):
+        for col in EVENTS:
+            want = b[2][cpu][col] - a[2][cpu][col]
+            got = bpf_at(b, cpu, col) - bpf_at(a, cpu, col)
+            worst.append(abs(got - want) <= max(5, 0.01 * want))
+            k.diag(f"events: cpu{cpu} {col} bpf {got:.0f} module {want}")
+    k.result(all(worst), "agree: event counts within 1% (or 5)")
+    subprocess.run(["modprobe", "-r", "null_blk"], check=False)
+
+
+def mirror_gap(s):
+    """How far the module's nr_iowait lies outside the two BPF reads'."""
+    m = s[2]["all"]["nr_iowait"]
+    lo = min(s[0]["all"]["nr_iowait"], s[1]["all"]["nr_iowait"])
+    hi = max(s[0]["all"]["nr_iowait"], s[1]["all"]["nr_iowait"])
+    return max(lo - m, m - hi, 0)
+
+
+def contended(k, pair):
+    """A hog beside the reader: 6.12 delays the reader's dequeues, counted
+    later at pick time; the BPF mirror must follow the module's."""
+    dev = iow.nullb(1_000_000)
+    hog = subprocess.Popen(["taskset", "-c", "1", "sh", "-c",
+                            "while :; do :; done"])
+    a = pair.snap()
+    reader = subprocess.Popen([sys.executable, "-c",
+                               READER % (HERE, dev, 3.0)],
+                              stdout=subprocess.PIPE, text=True)
+    gaps = []
+    while reader.poll() is None:
+        gaps.append(mirror_gap(pair.snap()))
+        time.sleep(0.1)
+    reader.communicate()
+    b = pair.snap()
+    hog.kill()
+    hog.wait()
+    k.diag(f"contended: {len(gaps)} samples, largest nr_iowait gap "
+           f"{max(gaps, default=0)}")
+    k.result(len(gaps) >= 3 and max(gaps) <= 1,
+             "contended: bpf nr_iowait follows the module's within 1")
+    for col in ("sleeps", "wakeups"):
+        want = b[2]["1"][col] - a[2]["1"][col]
+        got = bpf_at(b, "1", col) - bpf_at(a, "1", col)
+        k.within(f"contended: cpu1 {col} agree", got, want, rel=0.01,
+                 absolute=5)
+    subprocess.run(["modprobe", "-r", "null_blk"], check=False)
+
+
+DELAYED = ("delayed_parked", "delayed_blocked")
+
+
+def module_delayed():
+    st = iow.read_status()
+    return {key: int(st[key]) for key in DELAYED}
+
+
+def delayed_followed(k, err, before, after):
+    """6.12: the BPF programs parked and counted the delayed sleeps the
+    module did (both see the same tracepoints over the session)."""
+    stats = {}
+    for line in err.splitlines():
+        if "--bpf: stats:" in line:
+            w = line.split("stats:", 1)[1].split()
+            stats = dict(zip(w[0::2], map(int, w[1::2])))
+    mod = {key: after[key] - before[key] for key in DELAYED}
+    k.diag(f"delayed dequeues: bpf {[stats.get(x) for x in DELAYED]}, "
+           f"module {[mod[x] for x in DELAYED]} (parked, then blocked)")
+    if not mod["delayed_parked"]:
+        k.skip("delayed dequeues followed", "the module saw none here")
+        return
+    k.result(all(abs(stats.get(x, -1) - mod[x]) <= 2 + 0.02 * mod[x]
+                 for x in DELAYED),
+             "delayed dequeues followed: parked and blocked as the module")
+
+
+def conservation(k, pair):
+    """BPF's busy + idle of every CPU = elapsed, within 0.1%."""
+    a = pair.snap()
+    time.sleep(2)
+    b = pair.snap()
+    for cpu in ("0", "1"):
+        total = sum(b[1][cpu][c] - a[1][cpu][c] for c in ("busy_ns",
+                                                          "idle_ns"))
+        k.within(f"conservation (bpf): cpu{cpu} busy+idle = elapsed", total,
+                 b[1][cpu]["now_ns"] - a[1][cpu]["now_ns"], rel=0.001)
+
+
+def ground_truth(k, pair):
+    """Pinned O_DIRECT reads on null_blk (2 ms each): iowait = the wait."""
+    dev = iow.nullb(2_000_000)
+    iow.pin(1)
+    a = pair.snap()
+    wall, cpu, n, delay = iow.direct_reads(dev, 2.0)
+    b = pair.snap()
+    os.sched_setaffinity(0, range(os.cpu_count()))
+    truth = wall - cpu - delay
+    got = b[1]["1"]["iowait_ns"] - a[1]["1"]["iowait_ns"]
+    mod = b[2]["1"]["iowait_ns"] - a[2]["1"]["iowait_ns"]
+    k.diag(f"{n} reads in {wall / 1e6:.0f} ms, own cpu {cpu / 1e6:.0f} ms; "
+           f"iowait: bpf {got / 1e6:.1f} ms, module {mod / 1e6:.1f} ms")
+    k.within("ground truth (bpf): cpu1 iowait = wall - cpu time", got,
+             truth, rel=0.02)
+    blk = b[1]["1"]["blk_local_ns"] - a[1]["1"]["blk_local_ns"]
+    k.result(n * 2_000_000 * 0.995 <= blk <= truth * 1.02,
+             "ground truth (bpf): cpu1 blk_local between device time and wait")
+    subprocess.run(["modprobe", "-r", "null_blk"], check=False)
+
+
+def remote_wakeup(k, pair):
+    """An io_uring sleeper on idle CPU 1 woken by a migrating wakeup from
+    CPU 0: the decrement comes from another CPU (a compare-and-swap on
+    CPU 1's mirror clock while CPU 1 idles), where the module locks."""
+    if not os.access(IOU_WAIT, os.X_OK):
+        k.skip("remote wakeup: cpu1 iowait agrees", f"no {IOU_WAIT}")
+        k.skip("remote wakeup: counted as remote_dec_idle", f"no {IOU_WAIT}")
+        return
+    iow.pin(0)
+    a = pair.snap()
+    out = subprocess.run([IOU_WAIT, "1", "0", "1000", "0"], check=True,
+                         capture_output=True, text=True).stdout
+    b = pair.snap()
+    f = {kv.split("=")[0]: int(kv.split("=")[1]) for kv in out.split()}
+    window = b[2]["1"]["now_ns"] - a[2]["1"]["now_ns"]
+    want = b[2]["1"]["iowait_ns"] - a[2]["1"]["iowait_ns"]
+    got = bpf_at(b, "1", "iowait_ns") - bpf_at(a, "1", "iowait_ns")
+    k.diag(f"remote wakeup: wait {f['wait_ns'] / 1e6:.0f} ms; cpu1 iowait "
+           f"bpf {got / 1e6:.1f} ms, module {want / 1e6:.1f} ms")
+    k.within("remote wakeup: cpu1 iowait agrees (1% of the window)", got,
+             want, absolute=0.01 * window)
+    rdi = [s[1]["1"]["remote_dec_idle"] for s in (a, b)]
+    k.result(rdi[1] - rdi[0] >= 1,
+             "remote wakeup: counted as remote_dec_idle")
+    os.sched_setaffinity(0, range(os.cpu_count()))
+
+
+def settled(k, pair):
+    """Once the load is gone: nothing in iowait, no anomaly, as the module."""
+    time.sleep(0.5)
+    s = pair.snap()
+    k.diag(f"bpf nr_iowait {s[1]['all']['nr_iowait']}, module "
+           f"{s[2]['all']['nr_iowait']}, procs_blocked {iow.procs_blocked()}")
+    k.result(s[1]["all"]["nr_iowait"] == 0, "settled: bpf nr_iowait is 0")
+    k.result(s[1]["all"]["anomalies"] == 0, "settled: no bpf anomalies")
+
+
+def iowstat_run(k):
+    """iowstat --bpf -- CMD beside the module; the recording replays."""
+    dev = iow.nullb(500_000)
+    with tempfile.TemporaryDirectory() as d:
+        rec = os.path.join(d, "rec")
+        r = subprocess.run([IOWSTAT, "--bpf", "-o", "json", "--record", rec,
+                            "--", "dd", f"if={dev}", "of=/dev/null",
+                            "bs=4k", "count=2000", "iflag=direct"],
+                           capture_output=True, text=True)
+        ok = r.returncode == 0
+        try:
+            if r.stdout.strip():
+                json.loads(r.stdout)
+        except ValueError as e:
+            ok = False
+            k.diag(f"iowstat --bpf -o json: bad JSON: {e}")
+        k.diag(r.stderr.strip().splitlines()[-1:] or "no stderr")
+        k.result(ok, "iowstat --bpf -o json -- dd: exit 0")
+        rp = subprocess.run([IOWSTAT, "--replay", rec, "-P", "ALL"],
+                            capture_output=True, text=True)
+        k.result(rp.returncode == 0 and "bpf/iowprobe/cpus" in
+                 open(rec).read(), "iowstat --replay of a --bpf recording")
+    subprocess.run(["modprobe", "-r", "null_blk"], check=False)
+
+
+def dmesg_clean(k, mark):
+    lines = subprocess.run(["dmesg"], capture_output=True,
+                           text=True).stdout.splitlines()[mark:]
+    bad = [ln for ln in lines
+           if any(w in ln for w in ("WARNING:", "BUG:", "Oops", "stall",
+                                    "soft lockup", "general protection"))]
+    for ln in bad:
+        k.diag(ln)
+    k.result(not bad, "dmesg: no warning, bug or stall")
+
+
+def run(k, pair):
+    before = module_delayed()
+    for test in (agreement, conservation, ground_truth, contended,
+                 remote_wakeup, settled):
+        try:
+            test(k, pair)
+        except Exception as e:  # a broken step fails, the rest still runs
+            k.result(False, f"{test.__name__}: {e!r}")
+    after = module_delayed()
+    err = pair.close()
+    for line in err.splitlines():
+        k.diag(line)
+    k.result("not everything was followed" not in err,
+             "bpf followed every sleep and request")
+    delayed_followed(k, err, before, after)
+    try:
+        iowstat_run(k)
+    except Exception as e:
+        k.result(False, f"iowstat_run: {e!r}")
+
+
+def main():
+    if os.geteuid() != 0 or "IOWPROBE_KO" not in os.environ:
+        print("1..0 # SKIP needs root in the test box (IOWPROBE_KO)")
+        sys.exit(4)
+    if not os.path.exists("/sys/kernel/btf/vmlinux"):
+        print("1..0 # SKIP this kernel has no /sys/kernel/btf/vmlinux")
+        sys.exit(4)
+    mark = len(subprocess.run(["dmesg"], capture_output=True,
+                              text=True).stdout.splitlines())
+    loaded = load_module()
+    try:
+        pair = Pair()
+    except Skip as e:
+        print(f"1..0 # SKIP {e}")
+        sys.exit(4)
+    k = iow.Ktap(27)
+    run(k, pair)
+    if loaded:
+        subprocess.run(["rmmod", "iowprobe"], check=False)
+    dmesg_clean(k, mark)
+    k.finish()
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,437 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * backend_bpf.c - the BPF backend (--bpf): open the skeleton, size the
+ * maps, load, attach; read every CPU's state from an mmap of the cpus map
+ * and render it as the module's cpus file (ABI 1), which then goes through
+ * the debugfs parser: live output, --record and --replay take one path.
+ *
+ * The kernel's view (k_idle_ns, k_iowait_ns) comes from /proc/stat's cpuN
+ * lines in USER_HZ ticks, since BPF cannot call get_cpu_idle_time_us();
+ * the tick-sampled t_* columns are left out.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <bpf/libbpf.h>
+
+#include "backend.h"
+#include "debugfs.h"
+#include "iowprobe_bpf.h"
+#include "iowprobe.skel.h"
+#include "sample.h"
+#include "util.h"
+
+#define BTF_PATH	"/sys/kernel/btf/vmlinux"
+#define RAW_PATH	"bpf/iowprobe/cpus"	/* replay: any path ending so */
+#define SEQ_TRIES	10000
+#define BPF_CPUS_HEADER							\
+	"cpu busy_ns idle_ns iowait_ns blk_local_ns blk_any_ns "	\
+	"k_idle_ns k_iowait_ns nr_iowait online sleeps wakeups "	\
+	"remote_dec_idle anomalies rq_issued rq_completed read_bytes "	\
+	"write_bytes now_ns"
+
+struct bpf_state {
+	struct iowprobe_bpf *skel;
+	struct iowprobe_bpf_cpu *cpus;	/* mmap of the cpus map */
+	size_t map_len;
+	unsigned int ncpus;
+	uint64_t ns_per_tick;
+};
+
+static struct bpf_state st;
+
+/* one row of the rendered cpus file */
+struct bpf_row {
+	struct iowprobe_acct all, iow, loc;
+	uint64_t k_idle, k_iowait, now;
+	int64_t nr_iowait;
+	uint64_t counters[IOWPROBE_BPF_C_NR];
+};
+
+static int libbpf_print(enum libbpf_print_level level, const char *fmt,
+			va_list ap)
+{
+	/* one clear line is ours to print; libbpf's log on request only */
+	if (!getenv("IOWSTAT_BPF_DEBUG"))
+		return 0;
+	(void)level;
+	return vfprintf(stderr, fmt, ap);
+}
+
+static uint64_t mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + ts.tv_nsec;
+}
+
+static int load_error(int err)
+{
+	if (err == -EPERM || err == -EACCES) {
+		err_msg("--bpf: not permitted to load BPF programs (%s): run "
+			"as root, or with CAP_BPF and CAP_PERFMON\n",
+			strerror(-err));
+		return -EPERM;
+	}
+	err_msg("--bpf: cannot load the BPF programs: %s (run with "
+		"IOWSTAT_BPF_DEBUG=1 to see why, or load the iowprobe module)\n",
+		strerror(-err));
+	return err;
+}
+
+/*
+ * attach_all() - in the module's order: what ends an entry (free, wakeup,
+ * migrate, complete, requeue) before what creates one (switch, issue), so
+ * no entry is ever made that nothing would end
+ */
+static int attach_all(struct iowprobe_bpf *s)
+{
+	struct {
+		struct bpf_program *prog;
+		struct bpf_link **link;
+	} order[] = {
+		{ s->progs.iow_free,		&s->links.iow_free },
+		{ s->progs.iow_wakeup,		&s->links.iow_wakeup },
+		{ s->progs.iow_migrate,		&s->links.iow_migrate },
+		{ s->progs.iow_rq_complete,	&s->links.iow_rq_complete },
+		{ s->progs.iow_rq_requeue,	&s->links.iow_rq_requeue },
+		{ s->progs.iow_switch,		&s->links.iow_switch },
+		{ s->progs.iow_rq_issue,	&s->links.iow_rq_issue },
+	};
+	unsigned int i;
+	int err;
+
+	for (i = 0; i < ARRAY_SIZE(order); i++) {
+		*order[i].link = bpf_program__attach(order[i].prog);
+		if (!*order[i].link) {
+			err = -errno;
+			err_msg("--bpf: cannot attach %s: %s\n",
+				bpf_program__section_name(order[i].prog),
+				strerror(-err));
+			return err == -EPERM || err == -EACCES ? -EPERM : err;
+		}
+	}
+	return 0;
+}
+
+static int map_cpus(void)
+{
+	long page = sysconf(_SC_PAGESIZE);
+	size_t len = st.ncpus * sizeof(struct iowprobe_bpf_cpu);
+	void *p;
+
+	st.map_len = (len + page - 1) / page * page;
+	p = mmap(NULL, st.map_len, PROT_READ, MAP_SHARED,
+		 bpf_map__fd(st.skel->maps.cpus), 0);
+	if (p == MAP_FAILED) {
+		err_msg("--bpf: cannot map the cpus map: %s\n",
+			strerror(errno));
+		return -errno;
+	}
+	st.cpus = p;
+	return 0;
+}
+
+/*
+ * kick_cpus() - run on every CPU once, so that each sees a sched_switch and
+ * starts its clock now (a CPU we may not run on starts at its first switch
+ * and is left out until then)
+ */
+static void kick_cpus(void)
+{
+	cpu_set_t old, one;
+	unsigned int cpu;
+
+	if (sched_getaffinity(0, sizeof(old), &old))
+		return;
+	for (cpu = 0; cpu < st.ncpus && cpu < CPU_SETSIZE; cpu++) {
+		CPU_ZERO(&one);
+		CPU_SET(cpu, &one);
+		if (!sched_setaffinity(0, sizeof(one), &one))
+			sched_yield();
+	}
+	sched_setaffinity(0, sizeof(old), &old);
+}
+
+static int open_skel(void)
+{
+	int err;
+
+	st.skel = iowprobe_bpf__open();
+	if (!st.skel)
+		return load_error(-errno);
+	st.skel->rodata->nr_cpus = st.ncpus;
+	err = bpf_map__set_max_entries(st.skel->maps.cpus, st.ncpus);
+	if (err)
+		return load_error(err);
+	err = iowprobe_bpf__load(st.skel);
+	return err ? load_error(err) : 0;
+}
+
+static int bpf_open(struct iowstat_backend *be)
+{
+	long hz = sysconf(_SC_CLK_TCK);
+	int n, err;
+
+	(void)be;
+	libbpf_set_print(libbpf_print);
+	if (access(BTF_PATH, R_OK)) {
+		err_msg("--bpf: this kernel has no %s (it needs "
+			"CONFIG_DEBUG_INFO_BTF=y): load the iowprobe module "
+			"instead\n", BTF_PATH);
+		return -ENOENT;
+	}
+	n = libbpf_num_possible_cpus();
+	if (n <= 0 || n > IOWSTAT_MAX_CPUS) {
+		err_msg("--bpf: cannot handle %d possible CPUs (at most %d)\n",
+			n, IOWSTAT_MAX_CPUS);
+		return -ERANGE;
+	}
+	st.ncpus = n;
+	st.ns_per_tick = 1000000000ull / (hz > 0 ? hz : 100);
+	err = open_skel();
+	if (!err)
+		err = attach_all(st.skel);
+	if (!err)
+		err = map_cpus();
+	if (!err)
+		kick_cpus();
+	return err;
+}
+
+/*
+ * cpu_copy() - the owner-written part of @c, consistent: @c->seq is odd
+ * while its sched_switch program writes, and changes around each write
+ * Return: whether @c has started (its figures mean something).
+ */
+static int cpu_copy(const struct iowprobe_bpf_cpu *c, struct bpf_row *r)
+{
+	uint64_t s1, inited;
+	int i;
+
+	for (i = 0; i < SEQ_TRIES; i++) {
+		s1 = __atomic_load_n(&c->seq, __ATOMIC_ACQUIRE);
+		if (s1 & 1)
+			continue;
+		memcpy(&r->all, &c->all, sizeof(r->all));
+		memcpy(&r->iow, &c->iow, sizeof(r->iow));
+		memcpy(&r->loc, &c->loc, sizeof(r->loc));
+		inited = c->inited;
+		__atomic_thread_fence(__ATOMIC_ACQUIRE);
+		if (__atomic_load_n(&c->seq, __ATOMIC_RELAXED) == s1)
+			return inited ? 0 : -ENODATA;
+	}
+	return -EAGAIN;
+}
+
+static uint64_t load_u64(const __u64 *p)
+{
+	return __atomic_load_n(p, __ATOMIC_RELAXED);
+}
+
+/* peek() - @a closed at @now against the count clock @cc (a copy) */
+static void peek(struct iowprobe_acct *a, const struct iowprobe_cc *cc,
+		 uint64_t now)
+{
+	uint64_t v = iowprobe_cc_value(load_u64(&cc->w), now);
+
+	iowprobe_acct_peek(a, now, iowprobe_cc_unwrap(v, a->g_snap), a);
+}
+
+/* cpu_read() - CPU @i as its row would be if it switched right now */
+static int cpu_read(unsigned int i, const struct iowstat_snapshot *s,
+		    struct bpf_row *r)
+{
+	const struct iowprobe_bpf_cpu *c = &st.cpus[i];
+	unsigned int k;
+	int err;
+
+	err = cpu_copy(c, r);
+	if (err)
+		return err;
+	r->now = mono_ns();
+	peek(&r->all, &st.skel->bss->disk_clock, r->now);
+	peek(&r->iow, &c->mirror, r->now);
+	peek(&r->loc, &c->local, r->now);
+	r->nr_iowait = iowprobe_cc_count(load_u64(&c->mirror.w)) +
+		       __atomic_load_n(&c->mirror.owed, __ATOMIC_RELAXED);
+	for (k = 0; k < IOWPROBE_BPF_C_NR; k++)
+		r->counters[k] = load_u64(&c->counters[k]);
+	r->k_idle = 0;
+	r->k_iowait = 0;
+	if (i < s->nr_stat_cpus && s->stat_cpu[i].present) {
+		r->k_idle = s->stat_cpu[i].t[T_IDLE] * st.ns_per_tick;
+		r->k_iowait = s->stat_cpu[i].t[T_IOWAIT] * st.ns_per_tick;
+	}
+	return 0;
+}
+
+static void row_print(FILE *f, const struct bpf_row *r)
+{
+	unsigned int k;
+
+	fprintf(f, " %" PRIu64 " %" PRIu64 " %" PRIu64 " %" PRIu64 " %"
+		PRIu64 " %" PRIu64 " %" PRIu64 " %" PRId64 " 1",
+		(uint64_t)r->all.busy_ns, (uint64_t)r->all.idle_ns,
+		(uint64_t)r->iow.blk_any_ns, (uint64_t)r->loc.blk_any_ns,
+		(uint64_t)r->all.blk_any_ns, r->k_idle, r->k_iowait,
+		r->nr_iowait);
+	for (k = 0; k < IOWPROBE_BPF_C_NR; k++)
+		fprintf(f, " %" PRIu64, r->counters[k]);
+	fprintf(f, " %" PRIu64 "\n", r->now);
+}
+
+static void row_add(struct bpf_row *sum, const struct bpf_row *r)
+{
+	unsigned int k;
+
+	sum->all.busy_ns += r->all.busy_ns;
+	sum->all.idle_ns += r->all.idle_ns;
+	sum->iow.blk_any_ns += r->iow.blk_any_ns;
+	sum->loc.blk_any_ns += r->loc.blk_any_ns;
+	sum->all.blk_any_ns += r->all.blk_any_ns;
+	sum->k_idle += r->k_idle;
+	sum->k_iowait += r->k_iowait;
+	sum->nr_iowait += r->nr_iowait;
+	for (k = 0; k < IOWPROBE_BPF_C_NR; k++)
+		sum->counters[k] += r->counters[k];
+	if (r->now > sum->now)
+		sum->now = r->now;
+}
+
+/* render() - the cpus file as the module prints it, minus t_* */
+static int render(const struct iowstat_snapshot *s, char **buf, size_t *len)
+{
+	struct bpf_row r, sum = { 0 };
+	unsigned int i;
+	FILE *f;
+	int err = 0;
+
+	f = open_memstream(buf, len);
+	if (!f)
+		return -ENOMEM;
+	fputs(IOWPROBE_ABI_LINE "\n" BPF_CPUS_HEADER "\n", f);
+	for (i = 0; i < st.ncpus && !err; i++) {
+		err = cpu_read(i, s, &r);
+		if (err == -ENODATA) {	/* not started yet: left out */
+			err = 0;
+			continue;
+		}
+		if (err)
+			break;
+		fprintf(f, "%u", i);
+		row_print(f, &r);
+		row_add(&sum, &r);
+	}
+	fputs("all", f);
+	row_print(f, &sum);
+	if (fclose(f) && !err)
+		err = -ENOMEM;
+	if (err) {
+		free(*buf);
+		err_msg("--bpf: cannot read a consistent state of cpu %u\n",
+			i);
+	}
+	return err;
+}
+
+/* read_stat() - /proc/stat, for a caller that has not read it yet */
+static int read_stat(struct iowstat_snapshot *s)
+{
+	struct parse_err pe = { 0, NULL };
+	size_t len;
+	char *buf;
+	int err;
+
+	err = read_whole_file("/proc/stat", &buf, &len);
+	if (err)
+		return err;
+	err = procfs_parse_stat(buf, len, s, &pe);
+	free(buf);
+	return err;
+}
+
+static int bpf_read(struct iowstat_backend *be, struct iowstat_snapshot *s,
+		    struct iowstat_raw *raw)
+{
+	struct parse_err pe = { 0, NULL };
+	size_t len;
+	char *buf;
+	int err;
+
+	(void)be;
+	if (!(s->have & HAVE_STAT) && read_stat(s))
+		s->nr_stat_cpus = 0;	/* no kernel's view, the rest holds */
+	err = render(s, &buf, &len);
+	if (err)
+		return err;
+	err = debugfs_parse_cpus(buf, len, s, &pe);
+	if (err) {
+		err_msg("--bpf: internal error: line %u of our own cpus text: "
+			"%s\n", pe.line, pe.why);
+		free(buf);
+		return err;
+	}
+	if (raw)
+		return raw_add(raw, RAW_PATH, buf, len);
+	free(buf);
+	return 0;
+}
+
+/*
+ * report_stats() - one line when the program could not follow something;
+ * every counter with IOWSTAT_BPF_STATS set (the tests read them)
+ */
+static void report_stats(void)
+{
+	const struct iowprobe_bpf_stats *x = &st.skel->bss->stats;
+	unsigned long long tasks = x->tasks_full + x->pending_full;
+
+	if (getenv("IOWSTAT_BPF_STATS"))
+		err_msg("--bpf: stats: tasks_full %llu pending_full %llu "
+			"rqs_full %llu clock_deferred %llu map_busy %llu "
+			"rq_anomalies %llu delayed_parked %llu "
+			"delayed_blocked %llu late_block %llu\n",
+			(unsigned long long)x->tasks_full,
+			(unsigned long long)x->pending_full,
+			(unsigned long long)x->rqs_full,
+			(unsigned long long)x->clock_deferred,
+			(unsigned long long)x->map_busy,
+			(unsigned long long)x->rq_anomalies,
+			(unsigned long long)x->delayed_parked,
+			(unsigned long long)x->delayed_blocked,
+			(unsigned long long)x->late_block);
+	if (!tasks && !x->rqs_full && !x->clock_deferred && !x->map_busy)
+		return;
+	err_msg("--bpf: not everything was followed: %llu iowait sleeps, "
+		"%llu requests (maps full); %llu late clock updates, %llu "
+		"busy maps\n", tasks, (unsigned long long)x->rqs_full,
+		(unsigned long long)x->clock_deferred,
+		(unsigned long long)x->map_busy);
+}
+
+static void bpf_close(struct iowstat_backend *be)
+{
+	(void)be;
+	if (st.cpus)
+		munmap(st.cpus, st.map_len);
+	if (st.skel && st.skel->bss)
+		report_stats();
+	iowprobe_bpf__destroy(st.skel);
+	memset(&st, 0, sizeof(st));
+}
+
+struct iowstat_backend bpf_backend = {
+	.name	= "bpf",
+	.open	= bpf_open,
+	.read	= bpf_read,
+	.close	= bpf_close,
+};

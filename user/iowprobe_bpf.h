@@ -1,0 +1,207 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
+/*
+ * iowprobe_bpf.h - what iowprobe.bpf.c and backend_bpf.c share: the layout
+ * of the maps and the count clocks
+ *
+ * The module changes a CPU's nr_iowait mirror under that CPU's lock, closing
+ * the CPU's open segment first.  Tracing programs cannot take bpf_spin_lock,
+ * so here a condition that other CPUs change (the mirror, the requests in
+ * flight) is a count clock instead: one 64-bit word holding the count and
+ * the integral of "count > 0" over time, which any CPU changes with one
+ * compare-and-swap.  The CPU that owns the idle state integrates the clock
+ * over its own idle stretches at its own boundaries, the way the core
+ * already integrates the disk clock into blk_any: an iowprobe_acct fed with
+ * the mirror clock books iowait in its blk_any_ns, one fed with the local
+ * requests clock books blk_local.  README.bpf.md derives the error bound.
+ */
+#ifndef IOWPROBE_BPF_H
+#define IOWPROBE_BPF_H
+
+#include "iowprobe_core.h"
+
+/*
+ * A count clock word: bits 63..46 count, bits 45..0 the clock modulo 2^46
+ * ns (19.5 h), stored so that the clock at @now is the low bits while the
+ * count is 0, and low bits + @now while it is not (the 0->1 transition
+ * subtracts its time, the 1->0 transition adds it).  Readers unwrap the
+ * value against their last snapshot, which is right while the clock moves
+ * less than half the modulus (9.7 h) between two reads.
+ */
+#define IOWPROBE_CC_SHIFT	46
+#define IOWPROBE_CC_MASK	((1ULL << IOWPROBE_CC_SHIFT) - 1)
+#define IOWPROBE_CC_MAX		((1ULL << (64 - IOWPROBE_CC_SHIFT)) - 1)
+
+static __always_inline __u64 iowprobe_cc_count(__u64 w)
+{
+	return w >> IOWPROBE_CC_SHIFT;
+}
+
+/* iowprobe_cc_value() - the clock at @now, modulo 2^46 */
+static __always_inline __u64 iowprobe_cc_value(__u64 w, __u64 now)
+{
+	__u64 s = w & IOWPROBE_CC_MASK;
+
+	return iowprobe_cc_count(w) ? (s + now) & IOWPROBE_CC_MASK : s;
+}
+
+/*
+ * iowprobe_cc_next() - the word after count += @delta at @now
+ * Return: 0, or -1 when the count would leave 0..IOWPROBE_CC_MAX.
+ */
+static __always_inline int iowprobe_cc_next(__u64 w, __s64 delta, __u64 now,
+					    __u64 *out)
+{
+	__u64 n = iowprobe_cc_count(w), s = w & IOWPROBE_CC_MASK;
+
+	if ((delta < 0 && n < (__u64)-delta) ||
+	    (delta > 0 && (__u64)delta > IOWPROBE_CC_MAX - n))
+		return -1;
+	if (n == 0)
+		s = (s - now) & IOWPROBE_CC_MASK;	/* starts running */
+	n += delta;
+	if (n == 0)
+		s = (s + now) & IOWPROBE_CC_MASK;	/* stops */
+	*out = n << IOWPROBE_CC_SHIFT | s;
+	return 0;
+}
+
+/*
+ * iowprobe_cc_unwrap() - a 46-bit clock value as a 64-bit one, given the
+ * reader's last 64-bit snapshot of the same clock
+ *
+ * A value slightly behind the snapshot (a transition stamped before, but
+ * stored after, the snapshot was taken) reads as the snapshot: the core
+ * books nothing until the clock passes it again.
+ */
+static __always_inline __u64 iowprobe_cc_unwrap(__u64 v, __u64 snap)
+{
+	__u64 d = (v - snap) & IOWPROBE_CC_MASK;
+
+	return d > IOWPROBE_CC_MASK / 2 ? snap : snap + d;
+}
+
+/*
+ * struct iowprobe_cc - a count clock
+ * @w:    the word above, changed by compare-and-swap only
+ * @owed: count changes an update could not store (it lost every race);
+ *        the next update of this clock claims and stores them
+ */
+struct iowprobe_cc {
+	__u64 w;
+	__s64 owed;
+};
+
+/* per-CPU counters, in the order of IOWPROBE_CPUS_HEADER's columns */
+enum iowprobe_bpf_counter {
+	IOWPROBE_BPF_C_sleeps,
+	IOWPROBE_BPF_C_wakeups,
+	IOWPROBE_BPF_C_remote_dec_idle,
+	IOWPROBE_BPF_C_anomalies,
+	IOWPROBE_BPF_C_rq_issued,
+	IOWPROBE_BPF_C_rq_completed,
+	IOWPROBE_BPF_C_read_bytes,
+	IOWPROBE_BPF_C_write_bytes,
+	IOWPROBE_BPF_C_NR
+};
+
+/* 6.12: delayed iowait sleepers parked per CPU until found blocked */
+#define IOWPROBE_BPF_PENDING	16
+
+/*
+ * struct iowprobe_bpf_cpu - one CPU, an element of the mmapable "cpus" array
+ * @seq:      odd while this CPU's sched_switch program writes the accts
+ * @all:      busy and idle; its blk_any_ns is blk_any (fed the disk clock)
+ * @iow:      its blk_any_ns is iowait (fed the mirror clock)
+ * @loc:      its blk_any_ns is blk_local (fed the local requests clock)
+ * @inited:   this CPU has seen its first sched_switch: figures are valid
+ * @idle_task: this CPU's idle task, once seen (a pointer, compared only)
+ * @mirror:   count clock of this CPU's nr_iowait mirror
+ * @local:    count clock of the requests submitted from this CPU in flight
+ *            (the count of both: cc_count(w) + owed)
+ * @pending_mask, @pending: parked tasks (pointers), one bit per used slot
+ * @counters: enum iowprobe_bpf_counter
+ *
+ * Everything up to @idle_task is written only by this CPU; the rest, on its
+ * own cache lines, by any CPU with atomic operations.
+ */
+struct iowprobe_bpf_cpu {
+	__u64 seq;
+	struct iowprobe_acct all;
+	struct iowprobe_acct iow;
+	struct iowprobe_acct loc;
+	__u64 inited;
+	__u64 idle_task;
+	struct iowprobe_cc mirror __attribute__((aligned(64)));
+	struct iowprobe_cc local;
+	__u64 pending_mask;
+	__u64 pending[IOWPROBE_BPF_PENDING];
+	__u64 counters[IOWPROBE_BPF_C_NR];
+} __attribute__((aligned(64)));
+
+/*
+ * The state word of a followed task or request: 0 once claimed by the one
+ * event that ends it, else kind (enum iowprobe_task_state for tasks,
+ * IOWPROBE_BPF_RQ_LIVE for requests), charged CPU and pending slot.
+ */
+#define IOWPROBE_BPF_DEAD	0ULL
+#define IOWPROBE_BPF_RQ_LIVE	1
+
+static __always_inline __u64 iowprobe_bpf_state(__u32 kind, __u32 cpu,
+						__u32 slot)
+{
+	return (__u64)kind << 32 | (__u64)(slot & 0xff) << 24 |
+	       (cpu & 0xffffff);
+}
+
+static __always_inline __u32 iowprobe_bpf_kind(__u64 s)
+{
+	return s >> 32;
+}
+
+static __always_inline __u32 iowprobe_bpf_cpu_of(__u64 s)
+{
+	return s & 0xffffff;
+}
+
+static __always_inline __u32 iowprobe_bpf_slot(__u64 s)
+{
+	return (s >> 24) & 0xff;
+}
+
+struct iowprobe_bpf_task {
+	__u64 state;
+};
+
+struct iowprobe_bpf_rq {
+	__u64 state;
+	__u32 bytes;
+	__u8 op;		/* enum iowprobe_bpf_op */
+};
+
+enum iowprobe_bpf_op { IOWPROBE_BPF_OP_OTHER, IOWPROBE_BPF_OP_READ,
+		       IOWPROBE_BPF_OP_WRITE };
+
+/*
+ * struct iowprobe_bpf_stats - what the program could not follow, global
+ * @tasks_full:    iowait sleeps not followed: the tasks map was full
+ * @rqs_full:      requests not followed: the requests map was full
+ * @pending_full:  6.12 delayed sleeps not followed: no free parking slot
+ * @clock_deferred: count clock updates left to the next one (lost every
+ *                 compare-and-swap race, or out of range)
+ * @map_busy:      map deletions refused (-EBUSY, re-entry on one CPU)
+ * @rq_anomalies:  a request issued twice without a completion seen
+ * @delayed_parked, @delayed_blocked, @late_block: as the module's status
+ */
+struct iowprobe_bpf_stats {
+	__u64 tasks_full;
+	__u64 rqs_full;
+	__u64 pending_full;
+	__u64 clock_deferred;
+	__u64 map_busy;
+	__u64 rq_anomalies;
+	__u64 delayed_parked;
+	__u64 delayed_blocked;
+	__u64 late_block;
+};
+
+#endif /* IOWPROBE_BPF_H */
