@@ -21,7 +21,7 @@
 #define DEBUGFS_MAGIC	0x64626720	/* include/uapi/linux/magic.h */
 #define NO_COL		(-1)
 
-const char debugfs_err_abi[] = "unknown ABI";
+const char *const debugfs_err_abi = "unknown ABI";
 
 struct cols {
 	int map[64];		/* file column -> enum iowstat_col or NO_COL */
@@ -59,7 +59,7 @@ static int col_lookup(struct span tok)
 	return NO_COL;
 }
 
-/* parse_header - map "cpu name name ..." to our columns */
+/* parse_header - map the header line's column names to our columns */
 static const char *parse_header(struct span line, struct cols *c)
 {
 	unsigned int found = 0, i;

@@ -11,7 +11,7 @@
 #define DEBUGFS_DEFAULT_ROOT	"/sys/kernel/debug"
 
 /* The parse error that means "not our ABI": callers word it specially. */
-extern const char debugfs_err_abi[];
+extern const char *const debugfs_err_abi;
 
 int debugfs_parse_cpus(const char *buf, size_t len,
 		       struct iowstat_snapshot *s, struct parse_err *pe);

@@ -10,6 +10,7 @@
 #include <inttypes.h>
 
 #include "fmt.h"
+#include "util.h"
 
 /* the per-CPU columns the summary carries, and their names */
 static const struct {
@@ -25,7 +26,7 @@ static const struct {
 	{ IOWSTAT_C_K_IOWAIT,	"k_iowait_ns" },
 };
 
-#define NCOLS	(sizeof(summary_cols) / sizeof(summary_cols[0]))
+#define NCOLS	ARRAY_SIZE(summary_cols)
 
 static void json_cpu(FILE *f, const char *cpu, const uint64_t *v, bool last)
 {

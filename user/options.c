@@ -102,13 +102,13 @@ static int parse_unit(const char *a, unsigned long *unit)
 
 static int parse_output(const char *a, enum out_fmt *out)
 {
-	if (strcmp(a, "json") == 0)
+	if (strcmp(a, "json") == 0) {
 		*out = OUT_JSON;
-	else if (strcmp(a, "csv") == 0)
+	} else if (strcmp(a, "csv") == 0) {
 		*out = OUT_CSV;
-	else if (strcmp(a, "prom") == 0)
+	} else if (strcmp(a, "prom") == 0) {
 		*out = OUT_PROM;
-	else {
+	} else {
 		err_msg("-o requires json, csv or prom, not \"%s\"\n", a);
 		return -EINVAL;
 	}

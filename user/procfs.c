@@ -68,7 +68,10 @@ static void stat_reset(struct iowstat_snapshot *s)
 	memset(&s->stat_all, 0, sizeof(s->stat_all));
 	memset(s->stat_cpu, 0, sizeof(s->stat_cpu));
 	s->nr_stat_cpus = 0;
-	s->intr = s->ctxt = s->procs_running = s->procs_blocked = 0;
+	s->intr = 0;
+	s->ctxt = 0;
+	s->procs_running = 0;
+	s->procs_blocked = 0;
 }
 
 /**
@@ -208,7 +211,8 @@ int procfs_parse_psi(const char *buf, size_t len,
 	unsigned int n = 0, seen = 0;
 	int err;
 
-	s->psi_some_us = s->psi_full_us = 0;
+	s->psi_some_us = 0;
+	s->psi_full_us = 0;
 	while (span_next_line(&b, &line)) {
 		n++;
 		if (!span_next_token(&line, &name))

@@ -289,10 +289,10 @@ static int read_sample(struct replay *r, struct iowstat_snapshot *s)
 	while (!err) {
 		if (!rp_line(r, &line))
 			return rp_fail(r, "truncated: no @end");
+		if (span_starts(line, "@end"))
+			return sample_close(r, line, s);
 		if (span_starts(line, "@file "))
 			err = parse_file(r, line, s);
-		else if (span_starts(line, "@end"))
-			return sample_close(r, line, s);
 		else
 			err = rp_fail(r, "unexpected line \"%.*s\"",
 				      (int)(line.len < 40 ? line.len : 40),

@@ -125,8 +125,10 @@ int sample_take(struct iowstat_backend *be, struct iowstat_snapshot *s,
 
 	raw_clear(raw);
 	s->have = 0;
-	raw->mono_ns = s->mono_ns = now_ns(CLOCK_MONOTONIC);
-	raw->real_ns = s->real_ns = now_ns(CLOCK_REALTIME);
+	s->mono_ns = now_ns(CLOCK_MONOTONIC);
+	s->real_ns = now_ns(CLOCK_REALTIME);
+	raw->mono_ns = s->mono_ns;
+	raw->real_ns = s->real_ns;
 	for (i = 0; i < ARRAY_SIZE(proc_files); i++) {
 		err = take_proc(&proc_files[i], s, raw);
 		if (err)

@@ -87,8 +87,8 @@ bool span_next_line(struct span *buf, struct span *line)
 	nl = memchr(buf->p, '\n', buf->len);
 	line->p = buf->p;
 	line->len = nl ? (size_t)(nl - buf->p) : buf->len;
-	buf->p += line->len + (nl != NULL);
-	buf->len -= line->len + (nl != NULL);
+	buf->p += line->len + !!nl;
+	buf->len -= line->len + !!nl;
 	return true;
 }
 

@@ -10,9 +10,11 @@
 #include "snapshot.h"
 
 /* vmstat's 17 columns, plus gu which procps 4.0.2 prints only with -w */
-enum { VM_R, VM_B, VM_SWPD, VM_FREE, VM_BUFF, VM_CACHE, VM_SI, VM_SO,
-       VM_BI, VM_BO, VM_IN, VM_CS, VM_US, VM_SY, VM_ID, VM_WA, VM_ST, VM_GU,
-       VM_NR };
+enum {
+	VM_R, VM_B, VM_SWPD, VM_FREE, VM_BUFF, VM_CACHE, VM_SI, VM_SO,
+	VM_BI, VM_BO, VM_IN, VM_CS, VM_US, VM_SY, VM_ID, VM_WA, VM_ST, VM_GU,
+	VM_NR
+};
 
 /* The appended group: exact wa, blk_local, blk_any, kernel wa - exact wa */
 enum { X_WA, X_BL, X_BA, X_ERR, X_NR };
