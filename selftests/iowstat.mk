@@ -18,9 +18,14 @@ IOWSTAT_KSFT	?= $(IOWSTAT_SELFTESTS)/.ksft
 IOWSTAT_OUT	?= $(IOWSTAT_KSFT)/iowstat
 IOWSTAT_CC	?= $(CC)
 IOWSTAT_CFLAGS	?= -O2 -g -Wall -D_GNU_SOURCE
+# what the tests link and run, and the target that builds them (SAN=1:
+# a sanitized build, see fuzz.mk)
+IOWSTAT_LIB	?= $(IOWSTAT_USER)/libiowstat.a
+IOWSTAT_BIN	?= $(IOWSTAT_USER)/iowstat
+IOWSTAT_USER_DEP ?= iowstat-user
 
 IOWSTAT_C_TESTS	:= iowstat_parse_test iowstat_calc_test
-IOWSTAT_PY_TESTS := iowstat_cli_test.py
+IOWSTAT_PY_TESTS := iowstat_cli_test.py iowstat_stress_test.py
 IOWSTAT_BINS	:= $(addprefix $(IOWSTAT_OUT)/,$(IOWSTAT_C_TESTS))
 
 .PHONY: iowstat-tests iowstat-build iowstat-user
@@ -31,13 +36,13 @@ iowstat-user:
 $(IOWSTAT_KSFT)/kselftest_harness.h:
 	$(IOWSTAT_SELFTESTS)/../scripts/get-kselftest $(IOWSTAT_KSFT)
 
-$(IOWSTAT_OUT)/%: $(IOWSTAT_SELFTESTS)/%.c iowstat-user \
+$(IOWSTAT_OUT)/%: $(IOWSTAT_SELFTESTS)/%.c $(IOWSTAT_USER_DEP) \
 		$(IOWSTAT_KSFT)/kselftest_harness.h
 	@mkdir -p $(IOWSTAT_OUT)
 	$(IOWSTAT_CC) $(IOWSTAT_CFLAGS) -I$(IOWSTAT_KSFT) -I$(IOWSTAT_USER) \
-		-o $@ $< $(IOWSTAT_USER)/libiowstat.a
+		-o $@ $< $(IOWSTAT_LIB)
 
-iowstat-build: iowstat-user $(IOWSTAT_BINS)
+iowstat-build: $(IOWSTAT_USER_DEP) $(IOWSTAT_BINS)
 
 # Run everything, then fail once if anything failed.
 iowstat-tests: iowstat-build
@@ -46,7 +51,7 @@ iowstat-tests: iowstat-build
 		$$t || fail=1; \
 	done; \
 	for t in $(IOWSTAT_PY_TESTS); do \
-		python3 $(IOWSTAT_SELFTESTS)/$$t $(IOWSTAT_USER)/iowstat || \
+		python3 $(IOWSTAT_SELFTESTS)/$$t $(IOWSTAT_BIN) || \
 			fail=1; \
 	done; \
 	test $$fail = 0

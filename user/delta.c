@@ -16,9 +16,16 @@ uint64_t delta_total(const uint64_t *v)
 	return v[IOWSTAT_C_BUSY] + v[IOWSTAT_C_IDLE];
 }
 
+/*
+ * delta_pct - at most 100: the kernel's idle (another clock, or ticks for
+ * the BPF backend) can pass iowprobe's busy+idle, and so can any counter
+ * of a damaged recording
+ */
 double delta_pct(uint64_t num, uint64_t den)
 {
-	return den ? 100.0 * (double)num / (double)den : 0.0;
+	if (!den)
+		return 0.0;
+	return num >= den ? 100.0 : 100.0 * (double)num / (double)den;
 }
 
 /* went_back - the first monotonic column that decreased, or -1 */

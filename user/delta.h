@@ -26,8 +26,9 @@ void delta_compute(const struct iowstat_snapshot *prev,
 		   struct iowstat_delta *d, struct rebase_state *rs);
 void delta_add(struct iowstat_delta *acc, const struct iowstat_delta *d);
 
-/* delta_pct - 100 * num / den; 0 when den is 0.  delta_total - busy+idle */
+/* delta_pct - 100 * num / den, at most 100; 0 when den is 0 */
 double delta_pct(uint64_t num, uint64_t den);
+/* delta_total - busy+idle */
 uint64_t delta_total(const uint64_t *v);
 
 #endif /* IOWSTAT_DELTA_H */

@@ -13,6 +13,7 @@
  *  - memory columns keep the values read at start: 4.0.2 selects
  *    /proc/meminfo once, before its loop (later procps re-read it).
  */
+#include <limits.h>
 #include <string.h>
 
 #include "view_vmstat.h"
@@ -30,9 +31,11 @@ static const char *const names[VM_NR] = {
 	"r", "b", "swpd", "free", "buff", "cache", "si", "so", "bi", "bo",
 	"in", "cs", "us", "sy", "id", "wa", "st", "gu",
 };
+
 static const int width[VM_NR] = {
 	2, 2, 6, 6, 6, 6, 4, 4, 5, 5, 4, 4, 2, 2, 2, 2, 2, 2,
 };
+
 static const int width_wide[VM_NR] = {
 	4, 4, 12, 12, 12, 12, 4, 4, 5, 5, 4, 4, 3, 3, 3, 3, 3, 3,
 };
@@ -41,27 +44,40 @@ static const char *const xnames[X_NR] = { "xwa", "bl", "ba", "err" };
 static const int xwidth[X_NR] = { 3, 3, 3, 4 };
 static const int xwidth_wide[X_NR] = { 4, 4, 4, 5 };
 
-/* unit_convert - procps's unitConvert(): KiB to -S units, via float */
+/*
+ * unit_convert - procps's unitConvert(): KiB to -S units, via float;
+ * saturated where the float no longer fits (converting it would be UB)
+ */
 static unsigned long unit_convert(unsigned long kib, unsigned long unit)
 {
 	float v = (float)kib / unit * 1024;
 
-	return (unsigned long)v;
+	return v < (float)ULONG_MAX ? (unsigned long)v : ULONG_MAX;
 }
 
+/* up - @cur - @prev, 0 when the counter went backwards: no spike */
+static uint64_t up(uint64_t cur, uint64_t prev)
+{
+	return cur > prev ? cur - prev : 0;
+}
+
+/*
+ * procps's long long, widened: 100 * ticks of a damaged recording must
+ * neither overflow (UB) nor wrap into a column above 100
+ */
 struct cpu_split {
-	long long use, sys, idl, iow, sto, gue, div, divo2;
+	unsigned __int128 use, sys, idl, iow, sto, gue, div, divo2;
 };
 
 /* split - procps's grouping of the tick columns, and its divisor */
 static void split(const uint64_t *t, struct cpu_split *c)
 {
-	c->use = t[T_USER] + t[T_NICE];
-	c->sys = t[T_SYSTEM] + t[T_IRQ] + t[T_SOFTIRQ];
+	c->use = (unsigned __int128)t[T_USER] + t[T_NICE];
+	c->sys = (unsigned __int128)t[T_SYSTEM] + t[T_IRQ] + t[T_SOFTIRQ];
 	c->idl = t[T_IDLE];
 	c->iow = t[T_IOWAIT];
 	c->sto = t[T_STEAL];
-	c->gue = t[T_GUEST] + t[T_GNICE];
+	c->gue = (unsigned __int128)t[T_GUEST] + t[T_GNICE];
 	c->div = c->use + c->sys + c->idl + c->iow + c->sto;
 	if (!c->div) {
 		c->div = 1;
@@ -84,7 +100,7 @@ static void cpu_columns(const struct cpu_split *c, unsigned long *v)
 static void mem_columns(const struct vmstat_opts *o,
 			const struct iowstat_snapshot *s, unsigned long *v)
 {
-	v[VM_SWPD] = unit_convert(s->swap_total - s->swap_free, o->unit);
+	v[VM_SWPD] = unit_convert(up(s->swap_total, s->swap_free), o->unit);
 	v[VM_FREE] = unit_convert(s->mem_free, o->unit);
 	v[VM_BUFF] = unit_convert(s->buffers, o->unit);
 	v[VM_CACHE] = unit_convert(s->cached + s->sreclaimable, o->unit);
@@ -97,7 +113,7 @@ static void since_boot(const struct iowstat_meta *m,
 		       const struct cpu_split *c, unsigned long *v)
 {
 	unsigned long kpp = m->pagesize / 1024;
-	unsigned long long hz = m->hz, d = c->div, h = c->divo2;
+	unsigned __int128 hz = m->hz, d = c->div, h = c->divo2;
 
 	v[VM_SI] = (unsigned int)((unit_convert(s->pswpin * kpp, o->unit) *
 				   hz + h) / d);
@@ -126,12 +142,12 @@ static void per_interval(const struct iowstat_meta *m,
 	unsigned long kpp = m->pagesize / 1024;
 	unsigned int t = o->interval ? o->interval : 1, half = t / 2;
 
-	v[VM_SI] = (unsigned int)((unit_convert((s->pswpin - p->pswpin) * kpp,
+	v[VM_SI] = (unsigned int)((unit_convert(up(s->pswpin, p->pswpin) * kpp,
 						o->unit) + half) / t);
-	v[VM_SO] = (unsigned int)((unit_convert((s->pswpout - p->pswpout) *
+	v[VM_SO] = (unsigned int)((unit_convert(up(s->pswpout, p->pswpout) *
 						kpp, o->unit) + half) / t);
-	v[VM_BI] = (unsigned int)((s->pgpgin - p->pgpgin + half) / t);
-	v[VM_BO] = (unsigned int)((s->pgpgout - p->pgpgout + half) / t);
+	v[VM_BI] = (unsigned int)((up(s->pgpgin, p->pgpgin) + half) / t);
+	v[VM_BO] = (unsigned int)((up(s->pgpgout, p->pgpgout) + half) / t);
 	v[VM_IN] = (sys_delta(s->intr, p->intr) + half) / t;
 	v[VM_CS] = (sys_delta(s->ctxt, p->ctxt) + half) / t;
 }
@@ -165,13 +181,18 @@ void vmstat_values(const struct iowstat_meta *m, const struct vmstat_opts *o,
 	cpu_columns(&c, v);
 }
 
-/* pct_round - (100 * num + den / 2) / den, vmstat's rounding, in 128 bits */
+/*
+ * pct_round - (100 * num + den / 2) / den, vmstat's rounding, in 128 bits;
+ * at most 100 (num > den: a damaged recording)
+ */
 static long pct_round(uint64_t num, uint64_t den)
 {
 	unsigned __int128 n = num;
 
 	if (!den)
 		return 0;
+	if (num >= den)
+		return 100;
 	return (long)((n * 100 + den / 2) / den);
 }
 

@@ -1,0 +1,110 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-only
+#
+# mkcorpus.py - write the fuzz targets' seed corpus from the iowstat
+# fixtures: basic.rec split into its /proc and debugfs files (one seed
+# per distinct file), the recording itself cut down in a few ways, and
+# command lines from the README's examples.  Seeds stay small so that
+# they can be committed; libFuzzer grows its own corpus under out/.
+#
+# usage: mkcorpus.py [OUTDIR]   (default: corpus/ next to this script)
+import os
+import shutil
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+REC = os.path.join(HERE, "..", "fixtures", "iowstat", "basic.rec")
+
+# selector bytes of fuzz_procfs.c
+PROCFS = {"/proc/stat": "0", "/proc/vmstat": "1", "/proc/meminfo": "2",
+          "/proc/pressure/io": "3"}
+SHORT = {"/proc/stat": "stat", "/proc/vmstat": "vmstat",
+         "/proc/meminfo": "meminfo", "/proc/pressure/io": "psi"}
+
+# what real kernels print that basic.rec does not show
+EXTRA_PROCFS = {
+    # before 2.6.33: no guest_nice; before 2.6.24: no guest, no steal
+    "stat-old": "0\ncpu  10 0 5 80 4\ncpu0 10 0 5 80 4\nctxt 7\n",
+    "psi-some-only": "3\nsome avg10=1.00 avg60=0.50 avg300=0.10 total=42\n",
+    "meminfo-no-sreclaimable": "2\nMemFree: 1 kB\nBuffers: 2 kB\n"
+                               "Cached: 3 kB\n",
+}
+
+ARGS = [
+    ["1"], ["2", "10"], ["-P", "ALL", "2", "5"], ["-P", "0,2,4-7"],
+    ["-o", "json", "-P", "0,1"], ["-o", "csv"], ["-o", "prom"],
+    ["-n", "-t", "-w", "-y", "-S", "M", "1", "3"],
+    ["--replay", "x.rec", "-o", "json"], ["--record", "x.rec", "1"],
+    ["--", "dd", "if=/dev/zero", "of=/dev/null", "count=1"],
+    ["5", "--", "true"], ["--bpf"], ["--help"], ["86400", "4294967294"],
+]
+
+
+def samples(text):
+    """basic.rec as (header lines, [sample text, ...])"""
+    i = text.index("@sample ")
+    head, body = text[:i], text[i:]
+    out = []
+    while body:
+        j = body.index("@end ")
+        j = body.index("\n", j) + 1
+        out.append(body[:j])
+        body = body[j:]
+    return head, out
+
+
+def files(sample):
+    """the (path, bytes) of every @file in one sample"""
+    out = []
+    pos = 0
+    while True:
+        i = sample.find("@file ", pos)
+        if i < 0:
+            return out
+        eol = sample.index("\n", i)
+        path, n = sample[i + 6:eol].rsplit(" ", 1)
+        body = sample[eol + 1:eol + 1 + int(n)]
+        out.append((path, body))
+        pos = eol + 1 + int(n) + 1
+
+
+def write(d, name, data):
+    os.makedirs(d, exist_ok=True)
+    with open(os.path.join(d, name), "wb") as f:
+        f.write(data.encode() if isinstance(data, str) else data)
+
+
+def main():
+    out = sys.argv[1] if len(sys.argv) > 1 else os.path.join(HERE, "corpus")
+    text = open(REC).read()
+    head, smp = samples(text)
+    for t in ("procfs", "cpus", "replay", "numbers"):
+        shutil.rmtree(os.path.join(out, t), ignore_errors=True)
+
+    seen = set()
+    for n, s in enumerate(smp):
+        for path, body in files(s):
+            if body in seen:
+                continue
+            seen.add(body)
+            if path in PROCFS:
+                write(os.path.join(out, "procfs"),
+                      "%s-%d" % (SHORT[path], n), PROCFS[path] + "\n" + body)
+            else:
+                write(os.path.join(out, "cpus"), "cpus-%d" % n, body)
+    for name, data in EXTRA_PROCFS.items():
+        write(os.path.join(out, "procfs"), name, data)
+
+    r = os.path.join(out, "replay")
+    write(r, "basic.rec", text)
+    write(r, "two-samples.rec", head + "".join(smp[:2]))
+    write(r, "one-sample.rec", head + smp[0])
+    write(r, "cmd.rec", head + "".join(smp[:2]) + "@cmd 3 2000000000 "
+          "1500 700\n")
+
+    for n, a in enumerate(ARGS):
+        write(os.path.join(out, "numbers"), "args-%02d" % n,
+              "\0".join(a))
+
+
+main()
