@@ -272,8 +272,14 @@ def ground_truth(k, pair):
     mod = b[2]["1"]["iowait_ns"] - a[2]["1"]["iowait_ns"]
     k.diag(f"{n} reads in {wall / 1e6:.0f} ms, own cpu {cpu / 1e6:.0f} ms; "
            f"iowait: bpf {got / 1e6:.1f} ms, module {mod / 1e6:.1f} ms")
-    k.within("ground truth (bpf): cpu1 iowait = wall - cpu time", got,
-             truth, rel=0.02)
+    # between the wakeup and the switch the task is no longer in iowait
+    # but the CPU still idles: the BPF backend books that gap (the run
+    # delay) as iowait where the module does not, so its truth is a range
+    k.diag(f"ground truth (bpf): got {got / 1e6:.1f} ms, truth "
+           f"{truth / 1e6:.1f}..{(truth + delay) / 1e6:.1f} ms")
+    k.result(truth * 0.98 <= got <= (truth + delay) * 1.02,
+             "ground truth (bpf): cpu1 iowait = wall - cpu time, "
+             "within 2%, run delay aside")
     blk = b[1]["1"]["blk_local_ns"] - a[1]["1"]["blk_local_ns"]
     k.result(n * 2_000_000 * 0.995 <= blk <= truth * 1.02,
              "ground truth (bpf): cpu1 blk_local between device time and wait")
