@@ -53,7 +53,7 @@ def rmmod_retry(limit=10.0):
         tries += 1
         if sh("rmmod", "iowprobe").returncode == 0:
             return tries
-        time.sleep(0.01)
+        time.sleep(0.001)
     return 0
 
 
@@ -126,7 +126,7 @@ def load_cycles(k, dm):
 
 
 READER = r"""
-import errno, sys
+import errno, sys, time
 D = "/sys/kernel/debug/iowprobe/"
 bad = 0
 reads = 0
@@ -145,6 +145,7 @@ while True:
         reads += 1
         if text and not text.startswith("# iowprobe abi 1\n"):
             bad += 1
+    time.sleep(0.002)	# a moment with no file open, so rmmod can win
 """
 
 
@@ -158,6 +159,10 @@ def readers_during_unload(k, dm):
                for _ in range(4)]
     time.sleep(1)
     tries = rmmod_retry(limit=60)
+    if not tries:	# do not leave the module loaded for the next tests
+        for r in readers:
+            r.kill()
+        rmmod_retry(limit=10)
     outs = []
     for r in readers:
         try:
