@@ -52,13 +52,14 @@ def beside_vmstat(k):
     vmstat 4.0.2 sleeps a full interval after its own work, so its lines
     come a little more than a second apart while iowstat keeps to the
     second; rates are compared per second of real interval ("scaled")."""
-    # steady: one synchronous reader and one writer, each on its CPU,
+    # steady: one synchronous reader and one writer, each on its CPU, both
+    # on null_blk (fixed completion time; an emulated disk is bursty),
     # leaving the samplers room to wake on time
     dev = iow.nullb(1_000_000)
     load = [subprocess.Popen(["taskset", "-c", "1", LOADGEN, "direct", dev,
                               "30"], stdout=subprocess.DEVNULL),
             subprocess.Popen(["taskset", "-c", "0", LOADGEN, "wdirect",
-                              "/dev/vda", "30"], stdout=subprocess.DEVNULL)]
+                              dev, "30"], stdout=subprocess.DEVNULL)]
     time.sleep(1.5)
     os.sched_setaffinity(0, range(os.cpu_count()))	# samplers anywhere
     outs = ([], [])
