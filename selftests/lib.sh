@@ -222,10 +222,6 @@ lib_cleanup() {
 	[ "$MOD_LOADED" = 0 ] || unload_mod 2>/dev/null
 	[ "$NULLB_LOADED" = 0 ] || nullb_teardown 2>/dev/null
 	NULLB_LOADED=0
-# Kernel log lines that fail dmesg_check
-DMESG_BAD='WARNING:|BUG:|lockdep|possible circular locking|Oops'
-DMESG_BAD+='|general protection|RCU stall|detected stall|soft lockup'
-DMESG_BAD+='|UBSAN:|KASAN:'
 	[ -z "$LIB_TMP" ] || rm -rf -- "$LIB_TMP"
 	LIB_TMP=
 }

@@ -11,6 +11,7 @@ when it appeared.
 import ctypes
 import errno
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -30,6 +31,16 @@ SYS_FINIT_MODULE = 313		# x86_64
 BAD = ("WARNING:", "BUG:", "Oops", "general protection", "circular locking",
        "soft lockup", "rcu_sched self-detected stall", "RCU stall",
        "list_del corruption", "KASAN")
+
+# The kernel's own race, not iowprobe's: try_stop_module() drops the module's
+# refcount to 0 and only then sets MODULE_STATE_GOING (kernel/module/main.c).
+# A debugfs open() in between fails try_module_get() on a module that still
+# reads LIVE, and full_proxy_open() WARNs "did not clean up at exit" although
+# the exit has not even begun.  Any module with a debugfs file has it; under
+# TCG a vCPU can stall inside that window for a whole time slice.  Only this
+# exact report, on one of our files, during the readers test, is let through.
+PROXY_RACE = re.compile(r"debugfs file owner did not clean up at exit: "
+                        r"(cpus|status|devices|latency)$")
 
 
 def sh(*args, **kw):
@@ -63,13 +74,29 @@ class Dmesg:
     def __init__(self):
         self.mark = len(sh("dmesg").stdout.splitlines())
 
-    def check(self, k, what):
+    def check(self, k, what, proxy_race=False):
         lines = sh("dmesg").stdout.splitlines()
         new, self.mark = lines[self.mark:], len(lines)
-        bad = [ln for ln in new if any(b in ln for b in BAD)]
+        bad = []
+        for i, ln in enumerate(new):
+            if not any(b in ln for b in BAD):
+                continue
+            if proxy_race and known_proxy_race(new, i):
+                k.diag("the kernel's try_stop_module/debugfs race, not "
+                       "iowprobe: " + ln)
+                continue
+            bad.append(ln)
         for ln in bad[:20]:
             k.diag(ln)
         k.result(not bad, f"{what}: dmesg clean")
+
+
+def known_proxy_race(lines, i):
+    """Is lines[i] the WARNING of full_proxy_open() on one of our files?
+
+    WARN() prints its message just before the WARNING: line."""
+    return ("full_proxy_open" in lines[i] and "WARNING:" in lines[i] and
+            any(PROXY_RACE.search(ln) for ln in lines[max(0, i - 3):i]))
 
 
 def background(*cmds):
@@ -139,7 +166,8 @@ while True:
             if e.errno == errno.ENOENT:
                 print(reads, bad)
                 sys.exit(0)
-            if e.errno in (errno.EIO, errno.ENODEV):
+            # EIO: removed while open; ENXIO: the module is going away
+            if e.errno in (errno.EIO, errno.ENODEV, errno.ENXIO):
                 continue
             raise
         reads += 1
@@ -176,8 +204,8 @@ def readers_during_unload(k, dm):
     k.result(all(o and len(o) == 2 and o[1] == "0" for o in outs) and
              sum(int(o[0]) for o in outs if o) > 0 and
              all(r.returncode == 0 for r in readers),
-             "readers: EOF or ENOENT, never garbage")
-    dm.check(k, "readers")
+             "readers: EOF, ENOENT or ENXIO, never garbage")
+    dm.check(k, "readers", proxy_race=True)
 
 
 def cpu1_online(on):
