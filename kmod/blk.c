@@ -28,12 +28,13 @@
 /*
  * struct busy_clock - a gclock fed by an in-flight count
  *
- * Only 0<->1 transitions of @inflight take @lock; the locker sets the clock
- * from the count it then sees, so the last of two racing transitions wins
- * with the right answer.
+ * Only 0<->1 transitions of @inflight take busy_lock; the locker sets the
+ * clock from the count it then sees, so the last of two racing transitions
+ * wins with the right answer.  One lock serves every clock: a request turns
+ * the global clock and its disk's together, and at queue depth 1 it turns
+ * both on every request.
  */
 struct busy_clock {
-	raw_spinlock_t lock;
 	seqcount_raw_spinlock_t seq;
 	atomic_t inflight;
 	struct iowprobe_gclock g;
@@ -52,6 +53,7 @@ struct iowprobe_dev {
 enum { OP_OTHER, OP_READ, OP_WRITE };
 
 static struct iowprobe_table requests;
+static DEFINE_RAW_SPINLOCK(busy_lock);
 static struct busy_clock global;
 static struct iowprobe_dev *devs;
 static unsigned int ndevs;
@@ -77,8 +79,7 @@ static unsigned int devs_published(void)
 
 static void busy_init(struct busy_clock *b)
 {
-	raw_spin_lock_init(&b->lock);
-	seqcount_raw_spinlock_init(&b->seq, &b->lock);
+	seqcount_raw_spinlock_init(&b->seq, &busy_lock);
 	atomic_set(&b->inflight, 0);
 	memset(&b->g, 0, sizeof(b->g));
 }
@@ -95,18 +96,38 @@ static u64 busy_read(struct busy_clock *b, u64 now)
 	return v;
 }
 
-static void busy_add(struct busy_clock *b, int delta, u64 now)
+/* busy_turns() - does adding @delta start or stop the clock? */
+static bool busy_turns(struct busy_clock *b, int delta)
 {
 	int v = atomic_add_return(delta, &b->inflight);
-	unsigned long flags;
 
-	if (!(delta > 0 && v == 1) && !(delta < 0 && v == 0))
-		return;
-	raw_spin_lock_irqsave(&b->lock, flags);
+	return delta > 0 ? v == 1 : v == 0;
+}
+
+/* busy_set() - run @b from @now on if requests are in flight; busy_lock held */
+static void busy_set(struct busy_clock *b, u64 now)
+{
 	write_seqcount_begin(&b->seq);
 	iowprobe_gclock_set(&b->g, now, atomic_read(&b->inflight) > 0);
 	write_seqcount_end(&b->seq);
-	raw_spin_unlock_irqrestore(&b->lock, flags);
+}
+
+/* busy_add() - @delta requests of disk slot @dev start or end at @now */
+static void busy_add(u16 dev, int delta, u64 now)
+{
+	struct busy_clock *d = dev != IOWPROBE_NO_DEV ? &devs[dev].busy : NULL;
+	bool g_turns = busy_turns(&global, delta);
+	bool d_turns = d && busy_turns(d, delta);
+	unsigned long flags;
+
+	if (!g_turns && !d_turns)
+		return;
+	raw_spin_lock_irqsave(&busy_lock, flags);
+	if (g_turns)
+		busy_set(&global, now);
+	if (d_turns)
+		busy_set(d, now);
+	raw_spin_unlock_irqrestore(&busy_lock, flags);
 }
 
 /* iowprobe_blk_gclock() - the time any request was in flight, up to @now */
@@ -185,14 +206,12 @@ static u8 op_of(struct request *rq)
 }
 
 /* charge_cpu() - a request submitted from the entry's CPU starts or ends */
-static void charge_cpu(struct iowprobe_entry *e, int delta, bool done)
+static void charge_cpu(struct iowprobe_entry *e, int delta, bool done, u64 now)
 {
 	struct iowprobe_cpu *c = per_cpu_ptr(iowprobe_cpus, e->rq.cpu);
 	unsigned long flags;
-	u64 now;
 
 	raw_spin_lock_irqsave(&c->lock, flags);
-	now = iowprobe_now();
 	iowprobe_acct_add_lfl(&c->acct, now, iowprobe_blk_gclock(now), delta);
 	if (delta > 0)
 		c->counters[IOWPROBE_C_rq_issued]++;
@@ -206,17 +225,15 @@ static void charge_cpu(struct iowprobe_entry *e, int delta, bool done)
 	raw_spin_unlock_irqrestore(&c->lock, flags);
 }
 
-/* finish() - the request of @e is no longer in flight; frees @e */
-static void finish(struct iowprobe_entry *e, bool done)
+/* finish() - the request of @e is no longer in flight at @now; frees @e */
+static void finish(struct iowprobe_entry *e, bool done, u64 now)
 {
-	u64 now = iowprobe_now();
 	struct iowprobe_dev *d;
 
-	charge_cpu(e, -1, done);
-	busy_add(&global, -1, now);
+	charge_cpu(e, -1, done, now);
+	busy_add(e->rq.dev, -1, now);
 	if (e->rq.dev != IOWPROBE_NO_DEV) {
 		d = &devs[e->rq.dev];
-		busy_add(&d->busy, -1, now);
 		if (done) {
 			atomic64_inc(&d->requests);
 			if (e->rq.write == OP_READ)
@@ -238,7 +255,7 @@ static bool rq_stale_at(const struct iowprobe_entry *e, u64 now)
 static void rq_forget(struct iowprobe_entry *e)
 {
 	atomic64_inc(&rq_stale);
-	finish(e, false);
+	finish(e, false, iowprobe_now());
 }
 
 static void reap_fn(struct work_struct *work)
@@ -265,12 +282,10 @@ void iowprobe_on_issue(struct request *rq)
 	old = iowprobe_table_add(&requests, rq, e);
 	if (old) {		/* issued twice without a completion we saw */
 		atomic64_inc(&rq_anomalies);
-		finish(old, false);
+		finish(old, false, e->rq.t_issue);
 	}
-	charge_cpu(e, 1, false);
-	busy_add(&global, 1, e->rq.t_issue);
-	if (e->rq.dev != IOWPROBE_NO_DEV)
-		busy_add(&devs[e->rq.dev].busy, 1, e->rq.t_issue);
+	charge_cpu(e, 1, false, e->rq.t_issue);
+	busy_add(e->rq.dev, 1, e->rq.t_issue);
 }
 
 void iowprobe_on_complete(struct request *rq, unsigned int nr_bytes)
@@ -281,7 +296,7 @@ void iowprobe_on_complete(struct request *rq, unsigned int nr_bytes)
 		return;		/* a partial completion: still in flight */
 	e = iowprobe_table_del(&requests, rq);
 	if (e)
-		finish(e, true);
+		finish(e, true, iowprobe_now());
 }
 
 void iowprobe_on_requeue(struct request *rq)
@@ -289,7 +304,7 @@ void iowprobe_on_requeue(struct request *rq)
 	struct iowprobe_entry *e = iowprobe_table_del(&requests, rq);
 
 	if (e)
-		finish(e, false);
+		finish(e, false, iowprobe_now());
 }
 
 void iowprobe_blk_devices_show(struct seq_file *m)
