@@ -3,6 +3,7 @@
  * debugfs.c - /sys/kernel/debug/iowprobe: text only, no state of its own
  *
  * Every file starts with IOWPROBE_ABI_LINE and is read-only and root-only.
+ * The one thing kept here is the kernel's view at load, for the cpus file.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -10,23 +11,31 @@
 #include <linux/debugfs.h>
 #include <linux/kernel_stat.h>
 #include <linux/seq_file.h>
+#include <linux/slab.h>
 #include <linux/tick.h>
 #include <linux/utsname.h>
 
 #include "iowprobe.h"
 
-/* one line of the cpus file */
-struct cpu_row {
-	struct iowprobe_acct a;
+/* what the kernel says of one CPU's idle and iowait time */
+struct kernel_view {
 	u64 k_idle;
 	u64 k_iowait;
 	u64 t_idle;
 	u64 t_iowait;
+};
+
+/* one line of the cpus file */
+struct cpu_row {
+	struct iowprobe_acct a;
+	struct kernel_view k;
 	u64 counters[IOWPROBE_C_NR];
 	u64 t;
+	struct kernel_view k_load;
 };
 
 static struct dentry *dir;
+static struct kernel_view *at_load;	/* per possible CPU; NULL: no memory */
 
 /*
  * kernel_view() - what /proc/stat says for @cpu right now (fs/proc/stat.c:
@@ -34,20 +43,28 @@ static struct dentry *dir;
  * tick-sampled kcpustat), plus kcpustat itself.  last == NULL: on 6.1 a
  * pointer would make us an unlocked writer of another CPU's counters.
  */
-static void kernel_view(int cpu, struct cpu_row *r)
+static void kernel_view(int cpu, struct kernel_view *k)
 {
 	struct kernel_cpustat kcs;
 	u64 idle = -1ULL, iowait = -1ULL;
 
 	kcpustat_cpu_fetch(&kcs, cpu);
-	r->t_idle = kcs.cpustat[CPUTIME_IDLE];
-	r->t_iowait = kcs.cpustat[CPUTIME_IOWAIT];
+	k->t_idle = kcs.cpustat[CPUTIME_IDLE];
+	k->t_iowait = kcs.cpustat[CPUTIME_IOWAIT];
 	if (cpu_online(cpu)) {
 		idle = get_cpu_idle_time_us(cpu, NULL);
 		iowait = get_cpu_iowait_time_us(cpu, NULL);
 	}
-	r->k_idle = idle == -1ULL ? r->t_idle : idle * NSEC_PER_USEC;
-	r->k_iowait = iowait == -1ULL ? r->t_iowait : iowait * NSEC_PER_USEC;
+	k->k_idle = idle == -1ULL ? k->t_idle : idle * NSEC_PER_USEC;
+	k->k_iowait = iowait == -1ULL ? k->t_iowait : iowait * NSEC_PER_USEC;
+}
+
+static void view_add(struct kernel_view *sum, const struct kernel_view *k)
+{
+	sum->k_idle += k->k_idle;
+	sum->k_iowait += k->k_iowait;
+	sum->t_idle += k->t_idle;
+	sum->t_iowait += k->t_iowait;
 }
 
 static void row_add(struct cpu_row *sum, const struct cpu_row *r)
@@ -61,10 +78,8 @@ static void row_add(struct cpu_row *sum, const struct cpu_row *r)
 	sum->a.blk_any_ns += r->a.blk_any_ns;
 	sum->a.mirror += r->a.mirror;
 	sum->a.online += r->a.online;
-	sum->k_idle += r->k_idle;
-	sum->k_iowait += r->k_iowait;
-	sum->t_idle += r->t_idle;
-	sum->t_iowait += r->t_iowait;
+	view_add(&sum->k, &r->k);
+	view_add(&sum->k_load, &r->k_load);
 	for (i = 0; i < IOWPROBE_C_NR; i++)
 		sum->counters[i] += r->counters[i];
 	sum->t = max(sum->t, r->t);
@@ -76,11 +91,13 @@ static void row_show(struct seq_file *m, const struct cpu_row *r)
 
 	seq_printf(m, " %llu %llu %llu %llu %llu %llu %llu %llu %llu %d %u",
 		   r->a.busy_ns, r->a.idle_ns, r->a.iowait_ns,
-		   r->a.blk_local_ns, r->a.blk_any_ns, r->k_idle, r->k_iowait,
-		   r->t_idle, r->t_iowait, r->a.mirror, r->a.online);
+		   r->a.blk_local_ns, r->a.blk_any_ns, r->k.k_idle,
+		   r->k.k_iowait, r->k.t_idle, r->k.t_iowait, r->a.mirror,
+		   r->a.online);
 	for (i = 0; i < IOWPROBE_C_NR; i++)
 		seq_printf(m, " %llu", r->counters[i]);
-	seq_printf(m, " %llu\n", r->t);
+	seq_printf(m, " %llu %llu %llu %llu %llu\n", r->t, r->k_load.k_idle,
+		   r->k_load.k_iowait, r->k_load.t_idle, r->k_load.t_iowait);
 }
 
 static int cpus_show(struct seq_file *m, void *v)
@@ -91,7 +108,11 @@ static int cpus_show(struct seq_file *m, void *v)
 	seq_puts(m, IOWPROBE_ABI_LINE "\n" IOWPROBE_CPUS_HEADER "\n");
 	for_each_possible_cpu(cpu) {
 		r.t = iowprobe_cpu_read(cpu, &r.a, r.counters);
-		kernel_view(cpu, &r);
+		kernel_view(cpu, &r.k);
+		if (at_load)
+			r.k_load = at_load[cpu];
+		else	/* no snapshot: since-load figures read as since boot */
+			memset(&r.k_load, 0, sizeof(r.k_load));
 		seq_printf(m, "%d", cpu);
 		row_show(m, &r);
 		row_add(&sum, &r);
@@ -132,6 +153,13 @@ DEFINE_SHOW_ATTRIBUTE(status);
 
 void iowprobe_debugfs_init(void)
 {
+	int cpu;
+
+	/* called just after the probes began counting: the same start */
+	at_load = kcalloc(nr_cpu_ids, sizeof(*at_load), GFP_KERNEL);
+	if (at_load)
+		for_each_possible_cpu(cpu)
+			kernel_view(cpu, &at_load[cpu]);
 	/* debugfs errors are not fatal: the module keeps counting */
 	dir = debugfs_create_dir(IOWPROBE_DIR, NULL);
 	debugfs_create_file("status", 0400, dir, NULL, &status_fops);
@@ -143,4 +171,6 @@ void iowprobe_debugfs_init(void)
 void iowprobe_debugfs_exit(void)
 {
 	debugfs_remove_recursive(dir);
+	kfree(at_load);
+	at_load = NULL;
 }

@@ -19,14 +19,17 @@
 
 /*
  * The cpus file: the time columns, the kernel's view, then the per-CPU
- * counters (the module's enum iowprobe_counter follows this order), then
- * the instant the row describes.
+ * counters (the module's enum iowprobe_counter follows this order), the
+ * instant the row describes, and the kernel's view when the module was
+ * loaded (so that a reader can put the kernel's since-boot figures on the
+ * same since-load footing as the module's).
  */
 #define IOWPROBE_CPUS_HEADER						\
 	"cpu busy_ns idle_ns iowait_ns blk_local_ns blk_any_ns "	\
 	"k_idle_ns k_iowait_ns t_idle_ns t_iowait_ns nr_iowait online "	\
 	"sleeps wakeups remote_dec_idle anomalies rq_issued rq_completed " \
-	"read_bytes write_bytes now_ns"
+	"read_bytes write_bytes now_ns "				\
+	"k_idle_load_ns k_iowait_load_ns t_idle_load_ns t_iowait_load_ns"
 
 #define IOWPROBE_DEVICES_HEADER \
 	"device major:minor requests read_bytes write_bytes inflight busy_ns"

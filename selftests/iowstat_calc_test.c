@@ -190,6 +190,33 @@ TEST_F(two, cpu_row)
 	EXPECT_EQ(-1875, (int)(r.err * 100 - 0.5));
 }
 
+/*
+ * The since-load line: the kernel's since-boot idle/iowait less what they
+ * read at load, so 50% kernel idle over the module's 4 s, not 1000 s of it
+ */
+TEST_F(two, since_load_kernel_view)
+{
+	struct cpu_row r;
+
+	set_cpu(self->b, 0, 2 * G, 2 * G, G, 0, 0, 1002 * G, 101 * G);
+	self->b->cpu[0].v[IOWSTAT_C_K_IDLE_LOAD] = 1000 * G;
+	self->b->cpu[0].v[IOWSTAT_C_K_IOWAIT_LOAD] = 100 * G;
+	delta_compute(NULL, self->b, self->d, NULL);
+	EXPECT_EQ(2 * G, self->d->cpu[0][IOWSTAT_C_K_IDLE]);
+	EXPECT_EQ(G, self->d->cpu[0][IOWSTAT_C_K_IOWAIT]);
+	EXPECT_EQ(0, self->d->cpu[0][IOWSTAT_C_K_IDLE_LOAD]);
+	cpu_row_compute(self->d->cpu[0], &r);
+	EXPECT_EQ(5000, (int)(r.kidle * 100 + 0.5));
+	EXPECT_EQ(2500, (int)(r.kiowait * 100 + 0.5));
+
+	/* between two samples the load columns change nothing */
+	*self->a = *self->b;
+	self->b->cpu[0].v[IOWSTAT_C_K_IDLE] += G;
+	self->b->cpu[0].v[IOWSTAT_C_IDLE] += G;
+	delta_compute(self->a, self->b, self->d, NULL);
+	EXPECT_EQ(G, self->d->cpu[0][IOWSTAT_C_K_IDLE]);
+}
+
 /* A CPU whose counters go back gives nothing for that interval, once. */
 TEST_F(two, rebaseline)
 {

@@ -25,6 +25,7 @@
 #include "debugfs.h"
 #include "iowprobe_bpf.h"
 #include "iowprobe.skel.h"
+#include "procfs.h"
 #include "sample.h"
 #include "util.h"
 
@@ -35,7 +36,12 @@
 	"cpu busy_ns idle_ns iowait_ns blk_local_ns blk_any_ns "	\
 	"k_idle_ns k_iowait_ns nr_iowait online sleeps wakeups "	\
 	"remote_dec_idle anomalies rq_issued rq_completed read_bytes "	\
-	"write_bytes now_ns"
+	"write_bytes now_ns k_idle_load_ns k_iowait_load_ns"
+
+/* the kernel's view of one CPU at attach */
+struct k_view {
+	uint64_t idle, iowait;
+};
 
 struct bpf_state {
 	struct iowprobe_bpf *skel;
@@ -43,6 +49,7 @@ struct bpf_state {
 	size_t map_len;
 	unsigned int ncpus;
 	uint64_t ns_per_tick;
+	struct k_view *k_load;		/* per CPU; NULL: none (since boot) */
 };
 
 static struct bpf_state st;
@@ -51,6 +58,7 @@ static struct bpf_state st;
 struct bpf_row {
 	struct iowprobe_acct all, iow, loc;
 	uint64_t k_idle, k_iowait, now;
+	struct k_view k_load;
 	int64_t nr_iowait;
 	uint64_t counters[IOWPROBE_BPF_C_NR];
 };
@@ -161,6 +169,34 @@ static void kick_cpus(void)
 	sched_setaffinity(0, sizeof(old), &old);
 }
 
+/*
+ * load_view() - /proc/stat's idle and iowait of every CPU at attach, so
+ * that the since-attach line puts the kernel's figures on the same footing
+ * as ours; without it they stay since boot
+ */
+static void load_view(void)
+{
+	struct iowstat_snapshot *s = calloc(1, sizeof(*s));
+	char *buf = NULL;
+	unsigned int i;
+	size_t len;
+
+	st.k_load = calloc(st.ncpus, sizeof(*st.k_load));
+	if (!s || !st.k_load || read_whole_file("/proc/stat", &buf, &len) ||
+	    procfs_parse_stat(buf, len, s, NULL))
+		goto out;
+	for (i = 0; i < st.ncpus && i < s->nr_stat_cpus; i++) {
+		if (!s->stat_cpu[i].present)
+			continue;
+		st.k_load[i].idle = s->stat_cpu[i].t[T_IDLE] * st.ns_per_tick;
+		st.k_load[i].iowait = s->stat_cpu[i].t[T_IOWAIT] *
+				      st.ns_per_tick;
+	}
+out:
+	free(buf);
+	free(s);
+}
+
 static int open_skel(void)
 {
 	int err;
@@ -202,8 +238,10 @@ static int bpf_open(struct iowstat_backend *be)
 		err = attach_all(st.skel);
 	if (!err)
 		err = map_cpus();
-	if (!err)
+	if (!err) {
 		kick_cpus();
+		load_view();
+	}
 	return err;
 }
 
@@ -271,6 +309,9 @@ static int cpu_read(unsigned int i, const struct iowstat_snapshot *s,
 		r->k_idle = s->stat_cpu[i].t[T_IDLE] * st.ns_per_tick;
 		r->k_iowait = s->stat_cpu[i].t[T_IOWAIT] * st.ns_per_tick;
 	}
+	memset(&r->k_load, 0, sizeof(r->k_load));
+	if (st.k_load)
+		r->k_load = st.k_load[i];
 	return 0;
 }
 
@@ -286,7 +327,8 @@ static void row_print(FILE *f, const struct bpf_row *r)
 		r->nr_iowait);
 	for (k = 0; k < IOWPROBE_BPF_C_NR; k++)
 		fprintf(f, " %" PRIu64, r->counters[k]);
-	fprintf(f, " %" PRIu64 "\n", r->now);
+	fprintf(f, " %" PRIu64 " %" PRIu64 " %" PRIu64 "\n", r->now,
+		r->k_load.idle, r->k_load.iowait);
 }
 
 static void row_add(struct bpf_row *sum, const struct bpf_row *r)
@@ -300,6 +342,8 @@ static void row_add(struct bpf_row *sum, const struct bpf_row *r)
 	sum->all.blk_any_ns += r->all.blk_any_ns;
 	sum->k_idle += r->k_idle;
 	sum->k_iowait += r->k_iowait;
+	sum->k_load.idle += r->k_load.idle;
+	sum->k_load.iowait += r->k_load.iowait;
 	sum->nr_iowait += r->nr_iowait;
 	for (k = 0; k < IOWPROBE_BPF_C_NR; k++)
 		sum->counters[k] += r->counters[k];
@@ -426,6 +470,7 @@ static void bpf_close(struct iowstat_backend *be)
 	if (st.skel && st.skel->bss)
 		report_stats();
 	iowprobe_bpf__destroy(st.skel);
+	free(st.k_load);
 	memset(&st, 0, sizeof(st));
 }
 

@@ -51,6 +51,40 @@ static void warn_rebase(unsigned int cpu, int col, struct rebase_state *rs)
 			 "iowprobe's counters (module reloaded?)");
 }
 
+static bool load_col(unsigned int k)
+{
+	return k == IOWSTAT_C_K_IDLE_LOAD || k == IOWSTAT_C_K_IOWAIT_LOAD ||
+	       k == IOWSTAT_C_T_IDLE_LOAD || k == IOWSTAT_C_T_IOWAIT_LOAD;
+}
+
+/*
+ * since_load - column @k of @c over the backend's whole life: the kernel's
+ * since-boot figures less what they were at load, so that the first line
+ * compares like with like
+ */
+static uint64_t since_load(const struct iowstat_cpu *c, unsigned int k)
+{
+	unsigned int base;
+
+	switch (k) {
+	case IOWSTAT_C_K_IDLE:
+		base = IOWSTAT_C_K_IDLE_LOAD;
+		break;
+	case IOWSTAT_C_K_IOWAIT:
+		base = IOWSTAT_C_K_IOWAIT_LOAD;
+		break;
+	case IOWSTAT_C_T_IDLE:
+		base = IOWSTAT_C_T_IDLE_LOAD;
+		break;
+	case IOWSTAT_C_T_IOWAIT:
+		base = IOWSTAT_C_T_IOWAIT_LOAD;
+		break;
+	default:
+		return c->v[k];
+	}
+	return c->v[k] > c->v[base] ? c->v[k] - c->v[base] : 0;
+}
+
 static void cpu_delta(const struct iowstat_snapshot *prev,
 		      const struct iowstat_snapshot *cur, unsigned int i,
 		      uint64_t *out, struct rebase_state *rs)
@@ -71,8 +105,10 @@ static void cpu_delta(const struct iowstat_snapshot *prev,
 	for (k = 0; k < IOWSTAT_C_NR; k++) {
 		if (k == IOWSTAT_C_NR_IOWAIT || k == IOWSTAT_C_ONLINE)
 			out[k] = c->v[k];	/* gauges: the current value */
+		else if (load_col(k))
+			out[k] = 0;		/* a constant, not an amount */
 		else if (!p)
-			out[k] = c->v[k];
+			out[k] = since_load(c, k);
 		else
 			out[k] = c->v[k] >= p->v[k] ? c->v[k] - p->v[k] : 0;
 	}

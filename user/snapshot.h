@@ -32,7 +32,11 @@
 	X(RQ_ISSUED,	"rq_issued",		false)		\
 	X(RQ_DONE,	"rq_completed",		false)		\
 	X(READ_BYTES,	"read_bytes",		false)		\
-	X(WRITE_BYTES,	"write_bytes",		false)
+	X(WRITE_BYTES,	"write_bytes",		false)		\
+	X(K_IDLE_LOAD,	"k_idle_load_ns",	false)		\
+	X(K_IOWAIT_LOAD, "k_iowait_load_ns",	false)		\
+	X(T_IDLE_LOAD,	"t_idle_load_ns",	false)		\
+	X(T_IOWAIT_LOAD, "t_iowait_load_ns",	false)
 
 #define IOWSTAT_COL_ENUM(e, name, req)	IOWSTAT_C_##e,
 enum iowstat_col { IOWSTAT_CPU_COLUMNS(IOWSTAT_COL_ENUM) IOWSTAT_C_NR };
@@ -45,7 +49,11 @@ enum iowstat_col { IOWSTAT_CPU_COLUMNS(IOWSTAT_COL_ENUM) IOWSTAT_C_NR };
 	 (1u << IOWSTAT_C_BLK_ANY) | (1u << IOWSTAT_C_K_IDLE) |	\
 	 (1u << IOWSTAT_C_K_IOWAIT))
 
-/* One CPU of the backend (module or BPF): nanoseconds since load. */
+/*
+ * One CPU of the backend (module or BPF): nanoseconds since load, but the
+ * kernel's own k_* and t_* since boot; the *_LOAD columns are what those
+ * read at load (0 from a module that predates them).
+ */
 struct iowstat_cpu {
 	uint64_t v[IOWSTAT_C_NR];	/* nr_iowait: (uint64_t) of an s64 */
 	bool present;
