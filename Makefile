@@ -9,6 +9,8 @@
 #   make compare         dd copy + dbench on 6.1 and 6.12, report with
 #                        pictures (COMPARE_ARGS=--quick: the 3-minute one)
 #   make lint            checkpatch, sparse, shellcheck, man pages, versions
+#   make bench           what the probes cost, beside a floor module, --bpf
+#                        and bpftrace (BENCH_ARGS=--quick: the 3-minute one)
 #   make install         module, iowstat, man pages, completion (DESTDIR,
 #                        PREFIX, KVER); make uninstall undoes it
 #   make dkms-install    sources into /usr/src, dkms add + install for KVER;
@@ -45,7 +47,7 @@ DKMS_SRC ?= /usr/src/iowprobe-$(VERSION)
 
 .PHONY: all modules modules-all modules-testing user guest-progs check host-tests guest-tests demo \
 	lint clean deps install uninstall dkms-source dkms-install dkms-remove
-.PHONY: compare
+.PHONY: compare bench
 .DELETE_ON_ERROR:
 
 all: modules user
@@ -105,6 +107,10 @@ demo: deps modules-all user
 # the two classic kernel comparisons, one test box per kernel
 compare: modules-all user
 	scripts/compare $(COMPARE_ARGS)
+
+# the overhead benchmark, one test box per kernel (scripts/bench)
+bench: modules-all user
+	scripts/bench $(BENCH_ARGS)
 
 lint:
 	scripts/lint
