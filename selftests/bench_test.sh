@@ -20,38 +20,11 @@
 # shellcheck disable=SC2317 source-path=SCRIPTDIR source=lib.sh
 . "$(dirname "$0")/lib.sh"
 
-REPO=$(cd "$(dirname "$0")/.." && pwd)
-CACHE=${IOWPROBE_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/iowprobe}
+REPO=$LIB_REPO
 LIMIT=900
 KERNELS=()
 RESULTS=
 
-# check_ready() - skip unless the test box can run every kernel
-check_ready() {
-	local k rel
-
-	command -v qemu-system-x86_64 >/dev/null ||
-		ktap_skip_all "no qemu-system-x86_64; run: sudo scripts/deps"
-	[ -x "$REPO/user/iowstat" ] || ktap_skip_all "no user/iowstat; run: make user"
-	for k in "${KERNELS[@]}"; do
-		rel=$(readlink -f "$CACHE/kernels/$k" 2>/dev/null)
-		if [ -z "$rel" ] || [ ! -d "$rel" ]; then
-			ktap_skip_all "kernel $k not cached; run: sudo scripts/deps"
-		fi
-		[ -f "$REPO/build/${rel##*/}/iowprobe.ko" ] ||
-			ktap_skip_all "no module for ${rel##*/}; run: make modules-all"
-	done
-}
-
-# run_bench() - the quick benchmark into RESULTS, limited to LIMIT s
-run_bench() {
-	local args=(--quick -o "$RESULTS") k
-
-	for k in "${KERNELS[@]}"; do
-		args+=(-k "$k")
-	done
-	timeout "$LIMIT" "$REPO/scripts/bench" "${args[@]}"
-}
 
 main() {
 	local t0=$SECONDS
@@ -59,7 +32,7 @@ main() {
 	KERNELS=("$@")
 	[ ${#KERNELS[@]} -gt 0 ] || KERNELS=(6.1 6.12)
 	ktap_header
-	check_ready
+	require_test_kernels "${KERNELS[@]}"
 	cleanup_trap
 	if [ -n "${IOWPROBE_BENCH_DIR:-}" ]; then
 		RESULTS=$IOWPROBE_BENCH_DIR
@@ -68,7 +41,8 @@ main() {
 		RESULTS=$LIB_TMP/bench
 	fi
 	ktap_plan 2
-	ktap_test_result "scripts/bench --quick ${KERNELS[*]}" run_bench
+	ktap_test_result "scripts/bench --quick ${KERNELS[*]}" \
+		run_quick bench "$RESULTS" "$LIMIT" "${KERNELS[@]}"
 	ktap_info "bench took $((SECONDS - t0)) s; results in $RESULTS"
 	ktap_test_result "scripts/bench-check: the table is complete" \
 		"$REPO/scripts/bench-check" "$RESULTS/bench.csv" "${KERNELS[@]}"

@@ -18,39 +18,16 @@
 # shellcheck disable=SC2317 source-path=SCRIPTDIR source=lib.sh
 . "$(dirname "$0")/lib.sh"
 
-REPO=$(cd "$(dirname "$0")/.." && pwd)
-CACHE=${IOWPROBE_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/iowprobe}
+REPO=$LIB_REPO
 LIMIT=900
 KERNELS=()
 REPORT=
 
 # check_ready() - skip unless the test box can run every kernel
 check_ready() {
-	local k rel
-
-	command -v qemu-system-x86_64 >/dev/null ||
-		ktap_skip_all "no qemu-system-x86_64; run: sudo scripts/deps"
 	command -v gnuplot >/dev/null ||
 		ktap_skip_all "no gnuplot; run: sudo scripts/deps"
-	[ -x "$REPO/user/iowstat" ] || ktap_skip_all "no user/iowstat; run: make user"
-	for k in "${KERNELS[@]}"; do
-		rel=$(readlink -f "$CACHE/kernels/$k" 2>/dev/null)
-		if [ -z "$rel" ] || [ ! -d "$rel" ]; then
-			ktap_skip_all "kernel $k not cached; run: sudo scripts/deps"
-		fi
-		[ -f "$REPO/build/${rel##*/}/iowprobe.ko" ] ||
-			ktap_skip_all "no module for ${rel##*/}; run: make modules-all"
-	done
-}
-
-# run_compare() - the quick comparison into REPORT, limited to LIMIT s
-run_compare() {
-	local args=(--quick -o "$REPORT") k
-
-	for k in "${KERNELS[@]}"; do
-		args+=(-k "$k")
-	done
-	timeout "$LIMIT" "$REPO/scripts/compare" "${args[@]}"
+	require_test_kernels "${KERNELS[@]}"
 }
 
 # kernels_reported() - the report folder has one result per kernel
@@ -77,7 +54,8 @@ main() {
 		REPORT=$LIB_TMP/report
 	fi
 	ktap_plan 3
-	ktap_test_result "scripts/compare --quick ${KERNELS[*]}" run_compare
+	ktap_test_result "scripts/compare --quick ${KERNELS[*]}" \
+		run_quick compare "$REPORT" "$LIMIT" "${KERNELS[@]}"
 	ktap_info "compare took $((SECONDS - t0)) s; report in $REPORT"
 	ktap_test_result "one result per kernel" kernels_reported
 	ktap_test_result "scripts/compare-check passes" \

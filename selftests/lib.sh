@@ -31,8 +31,8 @@ DMESG_BAD+='|general protection|RCU stall|detected stall|soft lockup'
 DMESG_BAD+='|UBSAN:|KASAN:'
 
 IOWPROBE_KVER=${IOWPROBE_KVER:-$(uname -r)}
-IOWPROBE_KO=${IOWPROBE_KO:-$(cd "$(dirname "${BASH_SOURCE[0]}")/.." &&
-	pwd)/build/$IOWPROBE_KVER/iowprobe.ko}
+LIB_REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+IOWPROBE_KO=${IOWPROBE_KO:-$LIB_REPO/build/$IOWPROBE_KVER/iowprobe.ko}
 # shellcheck disable=SC2034 # for the tests that source this file
 IOWPROBE_DEBUGFS=/sys/kernel/debug/iowprobe
 
@@ -113,6 +113,39 @@ ktap_finished() {
 		exit "$ksft_skip"
 	fi
 	exit "$ksft_pass"
+}
+
+# require_test_kernels(kernel...) - skip the whole test (host side) unless
+# the test box can run each kernel: QEMU, user/iowstat, the cached kernel
+# and the module built for it
+require_test_kernels() {
+	local cache=${IOWPROBE_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/iowprobe}
+	local k rel
+
+	command -v qemu-system-x86_64 >/dev/null ||
+		ktap_skip_all "no qemu-system-x86_64; run: sudo scripts/deps"
+	[ -x "$LIB_REPO/user/iowstat" ] ||
+		ktap_skip_all "no user/iowstat; run: make user"
+	for k; do
+		rel=$(readlink -f "$cache/kernels/$k" 2>/dev/null)
+		if [ -z "$rel" ] || [ ! -d "$rel" ]; then
+			ktap_skip_all "kernel $k not cached; run: sudo scripts/deps"
+		fi
+		[ -f "$LIB_REPO/build/${rel##*/}/iowprobe.ko" ] ||
+			ktap_skip_all "no module for ${rel##*/}; run: make modules-all"
+	done
+}
+
+# run_quick(script, outdir, limit, kernel...) - scripts/SCRIPT --quick on
+# each kernel into outdir, killed after limit seconds
+run_quick() {
+	local script=$1 out=$2 limit=$3 args=() k
+
+	shift 3
+	for k; do
+		args+=(-k "$k")
+	done
+	timeout "$limit" "$LIB_REPO/scripts/$script" --quick -o "$out" "${args[@]}"
 }
 
 # lib_tmp() - make LIB_TMP, a private temporary directory that
