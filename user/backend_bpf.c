@@ -169,6 +169,22 @@ static void kick_cpus(void)
 	sched_setaffinity(0, sizeof(old), &old);
 }
 
+/* read_stat() - /proc/stat, for a caller that has not read it yet */
+static int read_stat(struct iowstat_snapshot *s)
+{
+	struct parse_err pe = { 0, NULL };
+	size_t len;
+	char *buf;
+	int err;
+
+	err = read_whole_file("/proc/stat", &buf, &len);
+	if (err)
+		return err;
+	err = procfs_parse_stat(buf, len, s, &pe);
+	free(buf);
+	return err;
+}
+
 /*
  * load_view() - /proc/stat's idle and iowait of every CPU at attach, so
  * that the since-attach line puts the kernel's figures on the same footing
@@ -177,13 +193,10 @@ static void kick_cpus(void)
 static void load_view(void)
 {
 	struct iowstat_snapshot *s = calloc(1, sizeof(*s));
-	char *buf = NULL;
 	unsigned int i;
-	size_t len;
 
 	st.k_load = calloc(st.ncpus, sizeof(*st.k_load));
-	if (!s || !st.k_load || read_whole_file("/proc/stat", &buf, &len) ||
-	    procfs_parse_stat(buf, len, s, NULL))
+	if (!s || !st.k_load || read_stat(s))
 		goto out;
 	for (i = 0; i < st.ncpus && i < s->nr_stat_cpus; i++) {
 		if (!s->stat_cpu[i].present)
@@ -193,7 +206,6 @@ static void load_view(void)
 				      st.ns_per_tick;
 	}
 out:
-	free(buf);
 	free(s);
 }
 
@@ -384,22 +396,6 @@ static int render(const struct iowstat_snapshot *s, char **buf, size_t *len)
 		err_msg("--bpf: cannot read a consistent state of cpu %u\n",
 			i);
 	}
-	return err;
-}
-
-/* read_stat() - /proc/stat, for a caller that has not read it yet */
-static int read_stat(struct iowstat_snapshot *s)
-{
-	struct parse_err pe = { 0, NULL };
-	size_t len;
-	char *buf;
-	int err;
-
-	err = read_whole_file("/proc/stat", &buf, &len);
-	if (err)
-		return err;
-	err = procfs_parse_stat(buf, len, s, &pe);
-	free(buf);
 	return err;
 }
 
