@@ -1,14 +1,48 @@
 # SPDX-License-Identifier: GPL-2.0-only
-"""Helpers for the guest tests: KTAP output, the debugfs files, workloads."""
+"""Helpers for the tests: TAP and KTAP output, the debugfs files, workloads."""
 
 import mmap
 import os
+import shutil
 import subprocess
 import sys
 import time
 
 DEBUGFS = "/sys/kernel/debug/iowprobe"
 ABI_LINE = "# iowprobe abi 1"
+
+
+def run_tap(tests, tmp, setup=None):
+    """Run each function of tests as one TAP test, then remove tmp.
+
+    A failed setup() fails every test, with its reason.  Returns the exit
+    status: 1 when any test failed."""
+    print("TAP version 13")
+    print("1..%d" % len(tests))
+    broken = None
+    if setup:
+        try:
+            setup()
+        except Exception as e:  # noqa: BLE001 - every test fails alike
+            broken = "setup failed: %s" % e
+            print("# " + broken)
+    failed = 0
+    for n, fn in enumerate(tests, 1):
+        try:
+            if broken:
+                raise AssertionError(broken)
+            fn()
+            print("ok %d %s" % (n, fn.__name__))
+        except Exception as e:  # noqa: BLE001 - report and go on
+            failed += 1
+            for line in str(e).split("\n"):
+                print("# " + line)
+            print("not ok %d %s" % (n, fn.__name__))
+        sys.stdout.flush()
+    shutil.rmtree(tmp, ignore_errors=True)
+    print("# Totals: pass:%d fail:%d xfail:0 xpass:0 skip:0 error:0"
+          % (len(tests) - failed, failed))
+    return 1 if failed else 0
 
 
 class Ktap:

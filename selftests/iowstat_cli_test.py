@@ -18,6 +18,9 @@ import signal
 import subprocess
 import sys
 import tempfile
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import iowprobe as iow  # noqa: E402
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -439,23 +442,4 @@ def cmd_record_replays_summary():
     check(again.stderr == res.stderr, "same summary")
 
 
-def main():
-    print("TAP version 13")
-    print("1..%d" % len(TESTS))
-    failed = 0
-    for n, fn in enumerate(TESTS, 1):
-        try:
-            fn()
-            print("ok %d %s" % (n, fn.__name__))
-        except Exception as e:  # noqa: BLE001 - report and go on
-            failed += 1
-            for line in str(e).split("\n"):
-                print("# " + line)
-            print("not ok %d %s" % (n, fn.__name__))
-    shutil.rmtree(TMP, ignore_errors=True)
-    print("# Totals: pass:%d fail:%d xfail:0 xpass:0 skip:0 error:0"
-          % (len(TESTS) - failed, failed))
-    return 1 if failed else 0
-
-
-sys.exit(main())
+sys.exit(iow.run_tap(TESTS, TMP))

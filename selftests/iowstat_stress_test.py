@@ -24,10 +24,12 @@ import json
 import math
 import os
 import re
-import shutil
 import subprocess
 import sys
 import tempfile
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import iowprobe as iow  # noqa: E402
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 FIX = os.path.join(HERE, "fixtures", "iowstat")
@@ -607,32 +609,12 @@ def real_recording_damaged():
     replay_all(vs)
 
 
-def main():
+def make_recordings():
     global RECS
-    print("TAP version 13")
-    print("1..%d" % len(TESTS))
-    failed = 0
     try:
         RECS = [BASIC, Rec(live_recording())]
-    except Exception as e:  # noqa: BLE001 - every test fails alike
-        print("# cannot make the live recording: %s" % e)
-        RECS = None
-    for n, fn in enumerate(TESTS, 1):
-        try:
-            if RECS is None:
-                raise AssertionError("no recordings")
-            fn()
-            print("ok %d %s" % (n, fn.__name__))
-        except Exception as e:  # noqa: BLE001 - report and go on
-            failed += 1
-            for line in str(e).split("\n"):
-                print("# " + line)
-            print("not ok %d %s" % (n, fn.__name__))
-        sys.stdout.flush()
-    shutil.rmtree(TMP, ignore_errors=True)
-    print("# Totals: pass:%d fail:%d xfail:0 xpass:0 skip:0 error:0"
-          % (len(TESTS) - failed, failed))
-    return 1 if failed else 0
+    except Exception as e:
+        raise RuntimeError("cannot make the live recording: %s" % e) from e
 
 
-sys.exit(main())
+sys.exit(iow.run_tap(TESTS, TMP, setup=make_recordings))
