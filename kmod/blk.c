@@ -5,11 +5,22 @@
  * A request is in flight from block_rq_issue to the block_rq_complete that
  * finishes it (partial completions do not) or to block_rq_requeue (it will
  * be issued again).  Completions of requests issued before load are ignored.
+ *
+ * A request is kept by the CPU that submitted it (blk_mq_rq_cpu(), which
+ * issue and completion both see), in that CPU's hash under that CPU's
+ * lock: the lock its blk_local charge takes anyway.  So an issue or a
+ * completion takes that one lock, and busy_lock only when a busy clock
+ * turns; entries come from the CPU's own free list before the shared pool.
+ * (A request issued again from another CPU without a completion seen is
+ * not found by that issue: its old entry waits for the reaper.)
+ * The helpers of those paths are __always_inline: the calls between them
+ * cost fio on null_blk 120 instructions per I/O, 1.8% (scripts/bench).
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/blk-mq.h>
 #include <linux/blkdev.h>
+#include <linux/hash.h>
 #include <linux/seq_file.h>
 #include <linux/workqueue.h>
 
@@ -24,6 +35,8 @@
  */
 #define IOWPROBE_STALE_NS	(120ULL * NSEC_PER_SEC)
 #define IOWPROBE_REAP_EVERY	(10 * HZ)
+/* free request entries a CPU keeps for itself, at most */
+#define IOWPROBE_RQ_CACHE	32U
 
 /*
  * struct busy_clock - a gclock fed by an in-flight count
@@ -61,6 +74,7 @@ static DEFINE_RAW_SPINLOCK(devs_lock);
 static atomic64_t devs_overflow;
 static atomic64_t rq_anomalies;
 static atomic64_t rq_stale;
+static unsigned int rq_cache_max;	/* free entries a CPU may keep */
 
 static void reap_fn(struct work_struct *work);
 static DECLARE_DELAYED_WORK(reap_work, reap_fn);
@@ -97,7 +111,7 @@ static u64 busy_read(struct busy_clock *b, u64 now)
 }
 
 /* busy_turns() - does adding @delta start or stop the clock? */
-static bool busy_turns(struct busy_clock *b, int delta)
+static __always_inline bool busy_turns(struct busy_clock *b, int delta)
 {
 	int v = atomic_add_return(delta, &b->inflight);
 
@@ -105,29 +119,35 @@ static bool busy_turns(struct busy_clock *b, int delta)
 }
 
 /* busy_set() - run @b from @now on if requests are in flight; busy_lock held */
-static void busy_set(struct busy_clock *b, u64 now)
+static __always_inline void busy_set(struct busy_clock *b, u64 now)
 {
 	write_seqcount_begin(&b->seq);
 	iowprobe_gclock_set(&b->g, now, atomic_read(&b->inflight) > 0);
 	write_seqcount_end(&b->seq);
 }
 
-/* busy_add() - @delta requests of disk slot @dev start or end at @now */
-static void busy_add(u16 dev, int delta, u64 now)
+/*
+ * busy_add() - @delta requests of disk slot @dev start or end at @now;
+ * under a CPU's lock, so interrupts are off already
+ */
+static __always_inline void busy_add(u16 dev, int delta, u64 now)
 {
 	struct busy_clock *d = dev != IOWPROBE_NO_DEV ? &devs[dev].busy : NULL;
 	bool g_turns = busy_turns(&global, delta);
 	bool d_turns = d && busy_turns(d, delta);
-	unsigned long flags;
 
+	lockdep_assert_irqs_disabled();
 	if (!g_turns && !d_turns)
 		return;
-	raw_spin_lock_irqsave(&busy_lock, flags);
+	/* nothing followed is in flight: an overflow has ended */
+	if (g_turns && delta < 0 && !iowprobe_table_exact(&requests))
+		iowprobe_table_settle(&requests);
+	raw_spin_lock(&busy_lock);
 	if (g_turns)
 		busy_set(&global, now);
 	if (d_turns)
 		busy_set(d, now);
-	raw_spin_unlock_irqrestore(&busy_lock, flags);
+	raw_spin_unlock(&busy_lock);
 }
 
 /* iowprobe_blk_gclock() - the time any request was in flight, up to @now */
@@ -150,6 +170,9 @@ int iowprobe_blk_init(void)
 		kfree(devs);
 		return ret;
 	}
+	/* at most half the pool idles in the CPUs' hands */
+	rq_cache_max = min(IOWPROBE_RQ_CACHE,
+			   iowprobe_request_pool / (2 * num_possible_cpus()));
 	schedule_delayed_work(&reap_work, IOWPROBE_REAP_EVERY);
 	return 0;
 }
@@ -205,46 +228,126 @@ static u8 op_of(struct request *rq)
 	}
 }
 
-/* charge_cpu() - a request submitted from the entry's CPU starts or ends */
-static void charge_cpu(struct iowprobe_entry *e, int delta, bool done, u64 now)
+/* rq_cpu() - the state of the CPU that submitted @rq */
+static struct iowprobe_cpu *rq_cpu(struct request *rq)
 {
-	struct iowprobe_cpu *c = per_cpu_ptr(iowprobe_cpus, e->rq.cpu);
-	unsigned long flags;
+	unsigned int cpu = blk_mq_rq_cpu(rq);
 
-	raw_spin_lock_irqsave(&c->lock, flags);
-	iowprobe_acct_add_lfl(&c->acct, now, iowprobe_blk_gclock(now), delta);
-	if (delta > 0)
-		c->counters[IOWPROBE_C_rq_issued]++;
+	/* issue and completion must agree, so no raw_smp_processor_id() */
+	return per_cpu_ptr(iowprobe_cpus, cpu < nr_cpu_ids ? cpu : 0);
+}
+
+static struct hlist_head *rq_bucket(struct iowprobe_cpu *c,
+				    struct request *rq)
+{
+	return &c->rq_hash[hash_ptr(rq, IOWPROBE_RQ_BITS)];
+}
+
+/* rq_unlink() - take @rq's entry out of @c's hash; c->lock held */
+static __always_inline struct iowprobe_entry *
+rq_unlink(struct iowprobe_cpu *c, struct request *rq)
+{
+	struct iowprobe_entry *e;
+
+	hlist_for_each_entry(e, rq_bucket(c, rq), node) {
+		if (e->key == rq) {
+			hlist_del(&e->node);
+			return e;
+		}
+	}
+	return NULL;
+}
+
+/* rq_entry_get() - a free entry, @c's own before the pool's; c->lock held */
+static __always_inline struct iowprobe_entry *
+rq_entry_get(struct iowprobe_cpu *c)
+{
+	struct iowprobe_entry *e;
+
+	if (hlist_empty(&c->rq_free))
+		return iowprobe_entry_get(&requests);
+	e = hlist_entry(c->rq_free.first, struct iowprobe_entry, node);
+	hlist_del(&e->node);
+	c->rq_nfree--;
+	return e;
+}
+
+/* rq_entry_put() - keep @e for @c's next issue, or give it back; locked */
+static __always_inline void rq_entry_put(struct iowprobe_cpu *c,
+					 struct iowprobe_entry *e)
+{
+	if (c->rq_nfree >= rq_cache_max) {
+		iowprobe_entry_put(&requests, e);
+		return;
+	}
+	hlist_add_head(&e->node, &c->rq_free);
+	c->rq_nfree++;
+}
+
+/* lfl_add() - @delta requests submitted from @c's CPU start or end */
+static __always_inline void lfl_add(struct iowprobe_cpu *c, int delta,
+				    u64 now)
+{
+	struct iowprobe_acct *a = &c->acct;
+
+	iowprobe_acct_add_lfl(a, now, iowprobe_acct_io_matters(a) ?
+			      iowprobe_blk_gclock(now) : 0, delta);
+}
+
+/* dev_done() - the disk's figures for a request completed at @now */
+static __always_inline void dev_done(const struct iowprobe_entry *e,
+				     u64 now)
+{
+	struct iowprobe_dev *d;
+
+	if (e->rq.dev == IOWPROBE_NO_DEV)
+		return;
+	d = &devs[e->rq.dev];
+	atomic64_inc(&d->requests);
+	if (e->rq.write == OP_READ)
+		atomic64_add(e->rq.bytes, &d->read_bytes);
+	if (e->rq.write == OP_WRITE)
+		atomic64_add(e->rq.bytes, &d->write_bytes);
+	atomic64_inc(&d->lat[iowprobe_lat_slot(now - e->rq.t_issue)]);
+}
+
+/*
+ * rq_end() - the request of @e, submitted from @c's CPU, is no longer in
+ * flight at @now (@done: it completed); frees @e.  c->lock held.
+ */
+static __always_inline void rq_end(struct iowprobe_cpu *c,
+				   struct iowprobe_entry *e, bool done, u64 now)
+{
+	lfl_add(c, -1, now);
 	if (done) {
 		c->counters[IOWPROBE_C_rq_completed]++;
 		if (e->rq.write == OP_READ)
 			c->counters[IOWPROBE_C_read_bytes] += e->rq.bytes;
 		if (e->rq.write == OP_WRITE)
 			c->counters[IOWPROBE_C_write_bytes] += e->rq.bytes;
+		dev_done(e, now);
 	}
-	raw_spin_unlock_irqrestore(&c->lock, flags);
+	busy_add(e->rq.dev, -1, now);
+	rq_entry_put(c, e);
 }
 
-/* finish() - the request of @e is no longer in flight at @now; frees @e */
-static void finish(struct iowprobe_entry *e, bool done, u64 now)
+/* rq_start() - follow @rq from @now on; c->lock held */
+static __always_inline void rq_start(struct iowprobe_cpu *c,
+				     struct request *rq, u16 dev, u64 now)
 {
-	struct iowprobe_dev *d;
+	struct iowprobe_entry *e = rq_entry_get(c);
 
-	charge_cpu(e, -1, done, now);
-	busy_add(e->rq.dev, -1, now);
-	if (e->rq.dev != IOWPROBE_NO_DEV) {
-		d = &devs[e->rq.dev];
-		if (done) {
-			atomic64_inc(&d->requests);
-			if (e->rq.write == OP_READ)
-				atomic64_add(e->rq.bytes, &d->read_bytes);
-			if (e->rq.write == OP_WRITE)
-				atomic64_add(e->rq.bytes, &d->write_bytes);
-			atomic64_inc(&d->lat[iowprobe_lat_slot(now -
-							       e->rq.t_issue)]);
-		}
-	}
-	iowprobe_entry_put(&requests, e);
+	if (!e)
+		return;
+	e->key = rq;
+	e->rq.t_issue = now;
+	e->rq.bytes = blk_rq_bytes(rq);
+	e->rq.write = op_of(rq);
+	e->rq.dev = dev;
+	hlist_add_head(&e->node, rq_bucket(c, rq));
+	lfl_add(c, 1, now);
+	c->counters[IOWPROBE_C_rq_issued]++;
+	busy_add(dev, 1, now);
 }
 
 static bool rq_stale_at(const struct iowprobe_entry *e, u64 now)
@@ -252,59 +355,97 @@ static bool rq_stale_at(const struct iowprobe_entry *e, u64 now)
 	return now > e->rq.t_issue && now - e->rq.t_issue > IOWPROBE_STALE_NS;
 }
 
-static void rq_forget(struct iowprobe_entry *e)
+static void reap_cpu(struct iowprobe_cpu *c)
 {
-	atomic64_inc(&rq_stale);
-	finish(e, false, iowprobe_now());
+	struct iowprobe_entry *e;
+	struct hlist_node *tmp;
+	unsigned long flags;
+	unsigned int b;
+	u64 now;
+
+	raw_spin_lock_irqsave(&c->lock, flags);
+	now = iowprobe_now();
+	for (b = 0; b < ARRAY_SIZE(c->rq_hash); b++) {
+		hlist_for_each_entry_safe(e, tmp, &c->rq_hash[b], node) {
+			if (!rq_stale_at(e, now))
+				continue;
+			hlist_del(&e->node);
+			atomic64_inc(&rq_stale);
+			rq_end(c, e, false, now);
+		}
+	}
+	raw_spin_unlock_irqrestore(&c->lock, flags);
 }
 
 static void reap_fn(struct work_struct *work)
 {
-	iowprobe_table_reap(&requests, rq_stale_at, iowprobe_now(), rq_forget);
+	int cpu;
+
+	for_each_possible_cpu(cpu) {
+		reap_cpu(per_cpu_ptr(iowprobe_cpus, cpu));
+		cond_resched();
+	}
 	schedule_delayed_work(&reap_work, IOWPROBE_REAP_EVERY);
 }
 
-void iowprobe_on_issue(struct request *rq)
+void iowprobe_probe_rq_issue(void *data, struct request *rq)
 {
-	struct iowprobe_entry *e = iowprobe_entry_get(&requests);
-	unsigned int cpu = blk_mq_rq_cpu(rq);
+	struct iowprobe_cpu *c = rq_cpu(rq);
+	u16 dev = dev_index(rq->q->disk);
 	struct iowprobe_entry *old;
+	unsigned long flags;
+	u64 now;
 
-	if (!e)
-		return;
-	if (cpu >= nr_cpu_ids)
-		cpu = raw_smp_processor_id();
-	e->rq.t_issue = iowprobe_now();
-	e->rq.bytes = blk_rq_bytes(rq);
-	e->rq.cpu = cpu;
-	e->rq.write = op_of(rq);
-	e->rq.dev = dev_index(rq->q->disk);
-	old = iowprobe_table_add(&requests, rq, e);
+	iowprobe_hit(IOWPROBE_EV_block_rq_issue);
+	raw_spin_lock_irqsave(&c->lock, flags);
+	now = iowprobe_now();
+	old = rq_unlink(c, rq);
 	if (old) {		/* issued twice without a completion we saw */
 		atomic64_inc(&rq_anomalies);
-		finish(old, false, e->rq.t_issue);
+		rq_end(c, old, false, now);
 	}
-	charge_cpu(e, 1, false, e->rq.t_issue);
-	busy_add(e->rq.dev, 1, e->rq.t_issue);
+	rq_start(c, rq, dev, now);
+	raw_spin_unlock_irqrestore(&c->lock, flags);
 }
 
-void iowprobe_on_complete(struct request *rq, unsigned int nr_bytes)
+/* rq_gone() - @rq is no longer in flight; @done: it completed */
+static __always_inline void rq_gone(struct request *rq, bool done)
 {
+	struct iowprobe_cpu *c = rq_cpu(rq);
 	struct iowprobe_entry *e;
+	unsigned long flags;
 
+	raw_spin_lock_irqsave(&c->lock, flags);
+	e = rq_unlink(c, rq);
+	if (e)
+		rq_end(c, e, done, iowprobe_now());
+	raw_spin_unlock_irqrestore(&c->lock, flags);
+}
+
+void iowprobe_probe_rq_complete(void *data, struct request *rq,
+				blk_status_t error, unsigned int nr_bytes)
+{
+	iowprobe_hit(IOWPROBE_EV_block_rq_complete);
 	if (nr_bytes < blk_rq_bytes(rq))
 		return;		/* a partial completion: still in flight */
-	e = iowprobe_table_del(&requests, rq);
-	if (e)
-		finish(e, true, iowprobe_now());
+	rq_gone(rq, true);
 }
 
-void iowprobe_on_requeue(struct request *rq)
+void iowprobe_probe_rq_requeue(void *data, struct request *rq)
 {
-	struct iowprobe_entry *e = iowprobe_table_del(&requests, rq);
+	iowprobe_hit(IOWPROBE_EV_block_rq_requeue);
+	rq_gone(rq, false);
+}
 
-	if (e)
-		finish(e, false, iowprobe_now());
+/* rq_cached() - free request entries the CPUs keep for themselves */
+static unsigned int rq_cached(void)
+{
+	unsigned int n = 0;
+	int cpu;
+
+	for_each_possible_cpu(cpu)
+		n += READ_ONCE(per_cpu_ptr(iowprobe_cpus, cpu)->rq_nfree);
+	return n;
 }
 
 void iowprobe_blk_devices_show(struct seq_file *m)
@@ -353,7 +494,8 @@ void iowprobe_blk_status(struct seq_file *m)
 	seq_printf(m, "requests_in_flight: %d\n",
 		   max(atomic_read(&global.inflight), 0));
 	seq_printf(m, "request_pool: %u/%u used\n",
-		   iowprobe_table_used(&requests), requests.size);
+		   max_t(int, iowprobe_table_used(&requests) - rq_cached(), 0),
+		   requests.size);
 	seq_printf(m, "request_pool_exhausted: %lld\n",
 		   atomic64_read(&requests.exhausted));
 	/* blk_*_ns and the device figures miss what the pool could not hold */

@@ -5,7 +5,9 @@
 #ifndef IOWPROBE_H
 #define IOWPROBE_H
 
+#include <linux/blk_types.h>
 #include <linux/list.h>
+#include <linux/percpu.h>
 #include <linux/seqlock.h>
 #include <linux/spinlock.h>
 #include <linux/timekeeping.h>
@@ -30,6 +32,9 @@ enum iowprobe_event {
 	IOWPROBE_EV_NR
 };
 
+/* hash buckets per CPU for its requests in flight */
+#define IOWPROBE_RQ_BITS	6
+
 /* per-CPU counters, in the order of IOWPROBE_CPUS_HEADER's columns */
 enum iowprobe_counter {
 	IOWPROBE_C_sleeps,
@@ -50,17 +55,31 @@ enum iowprobe_counter {
  * @acct:     the accounting core's state
  * @pending:  6.12 delayed iowait sleepers charged to this CPU
  * @counters: what happened to this CPU, possibly seen from another CPU
+ * @rq_hash:  requests submitted from this CPU in flight, keyed by request:
+ *            issue and completion find them under @lock, which they take
+ *            anyway, instead of under a table lock of their own
+ * @rq_free:  free request entries this CPU keeps for its next issues
+ * @rq_nfree: entries on @rq_free
  * @events:   tracepoint hits on this CPU, this_cpu_inc() only
  */
 struct iowprobe_cpu {
 	raw_spinlock_t lock;
 	struct iowprobe_acct acct;
 	struct list_head pending;
+	struct hlist_head rq_hash[1 << IOWPROBE_RQ_BITS];
+	struct hlist_head rq_free;
+	unsigned int rq_nfree;
 	u64 counters[IOWPROBE_C_NR];
 	u64 events[IOWPROBE_EV_NR];
 };
 
 extern struct iowprobe_cpu __percpu *iowprobe_cpus;
+
+/* iowprobe_hit() - count a hit of tracepoint @ev on this CPU */
+static inline void iowprobe_hit(enum iowprobe_event ev)
+{
+	this_cpu_inc(iowprobe_cpus->events[ev]);
+}
 
 /* one entry of a pointer-keyed table: a followed task or request */
 struct iowprobe_entry {
@@ -75,7 +94,6 @@ struct iowprobe_entry {
 		struct {
 			u64 t_issue;
 			u32 bytes;
-			int cpu;
 			u16 dev;
 			u8 write;
 		} rq;
@@ -112,10 +130,17 @@ struct iowprobe_entry *iowprobe_table_add(struct iowprobe_table *t,
 struct iowprobe_entry *iowprobe_table_del(struct iowprobe_table *t,
 					  const void *key);
 unsigned int iowprobe_table_used(struct iowprobe_table *t);
-void iowprobe_table_reap(struct iowprobe_table *t,
-			 bool (*stale)(const struct iowprobe_entry *e, u64 arg),
-			 u64 arg, void (*drop)(struct iowprobe_entry *e));
-bool iowprobe_table_exact(struct iowprobe_table *t);
+void iowprobe_table_settle(struct iowprobe_table *t);
+
+/*
+ * iowprobe_table_exact() - false while something the pool could not hold
+ * may still be going on: from a failed get until nothing the table follows
+ * is in flight (the pool empty, or for requests iowprobe_table_settle())
+ */
+static inline bool iowprobe_table_exact(struct iowprobe_table *t)
+{
+	return !READ_ONCE(t->overflowed);
+}
 
 /* acct.c: per-CPU time and the nr_iowait mirror */
 extern struct iowprobe_table iowprobe_tasks;
@@ -140,9 +165,11 @@ u64 iowprobe_acct_events(enum iowprobe_event ev);
 int iowprobe_blk_init(void);
 void iowprobe_blk_exit(void);
 u64 iowprobe_blk_gclock(u64 now);
-void iowprobe_on_issue(struct request *rq);
-void iowprobe_on_complete(struct request *rq, unsigned int nr_bytes);
-void iowprobe_on_requeue(struct request *rq);
+/* the block probes, there and not in probes.c: one call less per request */
+void iowprobe_probe_rq_issue(void *data, struct request *rq);
+void iowprobe_probe_rq_complete(void *data, struct request *rq,
+				blk_status_t error, unsigned int nr_bytes);
+void iowprobe_probe_rq_requeue(void *data, struct request *rq);
 void iowprobe_blk_devices_show(struct seq_file *m);
 void iowprobe_blk_latency_show(struct seq_file *m);
 void iowprobe_blk_status(struct seq_file *m);

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * probes.c - the tracepoints iowprobe hooks: lookup by name, registration,
- * and thin probe bodies that count the hit and hand over to acct.c or blk.c
+ * and thin sched probe bodies that count the hit and hand over to acct.c
+ * (the block probes are blk.c's own)
  *
  * None of these tracepoints is exported to modules, so they are found with
  * for_each_kernel_tracepoint() and attached with tracepoint_probe_register().
@@ -25,28 +26,23 @@
  */
 #define TP_TYPECHECK(tp, fn)	((void)sizeof(register_trace_##tp(fn, NULL)))
 
-static void hit(enum iowprobe_event ev)
-{
-	this_cpu_inc(iowprobe_cpus->events[ev]);
-}
-
 static void probe_sched_switch(void *data, bool preempt,
 			       struct task_struct *prev,
 			       struct task_struct *next,
 			       unsigned int prev_state)
 {
-	hit(IOWPROBE_EV_sched_switch);
+	iowprobe_hit(IOWPROBE_EV_sched_switch);
 	iowprobe_on_switch(preempt, prev, next);
 }
 
 static void probe_sched_waking(void *data, struct task_struct *p)
 {
-	hit(IOWPROBE_EV_sched_waking);
+	iowprobe_hit(IOWPROBE_EV_sched_waking);
 }
 
 static void probe_sched_wakeup(void *data, struct task_struct *p)
 {
-	hit(IOWPROBE_EV_sched_wakeup);
+	iowprobe_hit(IOWPROBE_EV_sched_wakeup);
 	if (p->in_iowait)	/* still set: restored after the wakeup */
 		iowprobe_on_wakeup(p);
 }
@@ -54,34 +50,15 @@ static void probe_sched_wakeup(void *data, struct task_struct *p)
 static void probe_sched_migrate_task(void *data, struct task_struct *p,
 				     int dest_cpu)
 {
-	hit(IOWPROBE_EV_sched_migrate_task);
+	iowprobe_hit(IOWPROBE_EV_sched_migrate_task);
 	if (p->in_iowait)
 		iowprobe_on_migrate(p, dest_cpu);
 }
 
 static void probe_sched_process_free(void *data, struct task_struct *p)
 {
-	hit(IOWPROBE_EV_sched_process_free);
+	iowprobe_hit(IOWPROBE_EV_sched_process_free);
 	iowprobe_on_free(p);
-}
-
-static void probe_block_rq_issue(void *data, struct request *rq)
-{
-	hit(IOWPROBE_EV_block_rq_issue);
-	iowprobe_on_issue(rq);
-}
-
-static void probe_block_rq_complete(void *data, struct request *rq,
-				    blk_status_t error, unsigned int nr_bytes)
-{
-	hit(IOWPROBE_EV_block_rq_complete);
-	iowprobe_on_complete(rq, nr_bytes);
-}
-
-static void probe_block_rq_requeue(void *data, struct request *rq)
-{
-	hit(IOWPROBE_EV_block_rq_requeue);
-	iowprobe_on_requeue(rq);
 }
 
 /* one entry per enum iowprobe_event, in the same order */
@@ -102,10 +79,10 @@ static struct iowprobe_tp tps[] = {
 	{ .name = "sched_wakeup",	.probe = probe_sched_wakeup },
 	{ .name = "sched_migrate_task",	.probe = probe_sched_migrate_task },
 	{ .name = "sched_waking",	.probe = probe_sched_waking },
-	{ .name = "block_rq_complete",	.probe = probe_block_rq_complete },
-	{ .name = "block_rq_requeue",	.probe = probe_block_rq_requeue },
+	{ .name = "block_rq_complete",	.probe = iowprobe_probe_rq_complete },
+	{ .name = "block_rq_requeue",	.probe = iowprobe_probe_rq_requeue },
 	{ .name = "sched_switch",	.probe = probe_sched_switch },
-	{ .name = "block_rq_issue",	.probe = probe_block_rq_issue },
+	{ .name = "block_rq_issue",	.probe = iowprobe_probe_rq_issue },
 };
 
 static void __maybe_unused probes_typecheck(void)
@@ -115,10 +92,10 @@ static void __maybe_unused probes_typecheck(void)
 	TP_TYPECHECK(sched_wakeup, probe_sched_wakeup);
 	TP_TYPECHECK(sched_migrate_task, probe_sched_migrate_task);
 	TP_TYPECHECK(sched_waking, probe_sched_waking);
-	TP_TYPECHECK(block_rq_complete, probe_block_rq_complete);
-	TP_TYPECHECK(block_rq_requeue, probe_block_rq_requeue);
+	TP_TYPECHECK(block_rq_complete, iowprobe_probe_rq_complete);
+	TP_TYPECHECK(block_rq_requeue, iowprobe_probe_rq_requeue);
 	TP_TYPECHECK(sched_switch, probe_sched_switch);
-	TP_TYPECHECK(block_rq_issue, probe_block_rq_issue);
+	TP_TYPECHECK(block_rq_issue, iowprobe_probe_rq_issue);
 }
 
 #ifdef IOWPROBE_TESTING

@@ -58,7 +58,7 @@ void iowprobe_table_destroy(struct iowprobe_table *t)
 	t->buckets = NULL;
 }
 
-/* iowprobe_entry_get() - an unused entry, or NULL (counted) when none is left */
+/* iowprobe_entry_get() - an unused entry, or NULL (counted) if none is left */
 struct iowprobe_entry *iowprobe_entry_get(struct iowprobe_table *t)
 {
 	struct iowprobe_entry *e = NULL;
@@ -143,48 +143,20 @@ struct iowprobe_entry *iowprobe_table_del(struct iowprobe_table *t,
 	return e;
 }
 
-/**
- * iowprobe_table_reap() - unlink every entry @stale says is stale and hand
- * it to @drop, which owns it then; called from process context
+/*
+ * iowprobe_table_settle() - nothing the table follows is in flight any
+ * more: what overflowed has ended too, so the figures are exact again
  */
-void iowprobe_table_reap(struct iowprobe_table *t,
-			 bool (*stale)(const struct iowprobe_entry *e, u64 arg),
-			 u64 arg, void (*drop)(struct iowprobe_entry *e))
+void iowprobe_table_settle(struct iowprobe_table *t)
 {
-	struct iowprobe_entry *e;
-	struct hlist_node *tmp;
-	HLIST_HEAD(reaped);
 	unsigned long flags;
-	unsigned int b;
 
-	for (b = 0; b < (1U << t->bits); b++) {
-		raw_spin_lock_irqsave(&t->locks[b & t->lock_mask], flags);
-		hlist_for_each_entry_safe(e, tmp, &t->buckets[b], node) {
-			if (!stale(e, arg))
-				continue;
-			hlist_del(&e->node);
-			hlist_add_head(&e->node, &reaped);
-		}
-		raw_spin_unlock_irqrestore(&t->locks[b & t->lock_mask], flags);
-		/* drop outside the bucket lock: it takes per-CPU locks */
-		hlist_for_each_entry_safe(e, tmp, &reaped, node) {
-			hlist_del(&e->node);
-			drop(e);
-		}
-		cond_resched();
-	}
+	raw_spin_lock_irqsave(&t->free_lock, flags);
+	t->overflowed = false;
+	raw_spin_unlock_irqrestore(&t->free_lock, flags);
 }
 
 unsigned int iowprobe_table_used(struct iowprobe_table *t)
 {
 	return t->size - READ_ONCE(t->nfree);
-}
-
-/*
- * iowprobe_table_exact() - false while something the pool could not hold
- * may still be going on: from a failed get until the pool is empty again
- */
-bool iowprobe_table_exact(struct iowprobe_table *t)
-{
-	return !READ_ONCE(t->overflowed);
 }

@@ -57,9 +57,12 @@ def ground_truth(k):
     """Pinned O_DIRECT reads on null_blk (2 ms each): iowait = the wait."""
     dev = iow.nullb(2_000_000)
     iow.pin(1)
+    dev_a, lat_a = device_figures("nullb0")
     a, _ = iow.read_cpus()
     wall, cpu, n, delay = iow.direct_reads(dev, 2.0)
     b, _ = iow.read_cpus()
+    dev_b, lat_b = device_figures("nullb0")
+    device_truth(k, n, wall, dev_a, dev_b, lat_a, lat_b)
     truth = wall - cpu - delay
     k.diag(f"{n} reads in {wall / 1e6:.0f} ms, own cpu {cpu / 1e6:.0f} ms, "
            f"waiting to run after wakeups {delay / 1e6:.1f} ms")
@@ -75,6 +78,40 @@ def ground_truth(k):
     k.diag(f"kernel's view: cpu1 iowait "
            f"{iow.delta(a, b, 1, 'k_iowait_ns') / 1e6:.0f} ms")
     subprocess.run(["modprobe", "-r", "null_blk"], check=False)
+
+
+def device_figures(name):
+    """The devices row of disk `name` and its latency {lo_ns: (hi, count)}."""
+    devs = [r for r in iow.read_table("devices") if r["device"] == name]
+    lat = {r["lo_ns"]: (r["hi_ns"], r["count"])
+           for r in iow.read_table("latency") if r["device"] == name}
+    zero = {"requests": 0, "read_bytes": 0, "busy_ns": 0, "inflight": 0}
+    return (devs[0] if devs else zero), lat
+
+
+def device_truth(k, n, wall, dev_a, dev_b, lat_a, lat_b):
+    """n 4 KiB reads one at a time, each 2 ms in null_blk: the disk's line."""
+    reqs = dev_b["requests"] - dev_a["requests"]
+    rbytes = dev_b["read_bytes"] - dev_a["read_bytes"]
+    busy = dev_b["busy_ns"] - dev_a["busy_ns"]
+    k.diag(f"devices: nullb0 {reqs} requests, {rbytes} bytes read, busy "
+           f"{busy / 1e6:.0f} ms, {dev_b['inflight']} in flight; truth "
+           f"{n} reads, {n * 4096} bytes, between {n * 2} ms and "
+           f"{wall / 1e6:.0f} ms")
+    k.result(reqs == n and rbytes == n * 4096 and dev_b["inflight"] == 0,
+             "devices: requests and bytes of the disk = the reads")
+    # one request at a time: busy is the sum of the latencies, each at
+    # least null_blk's 2 ms, and all within the reads' wall time
+    k.result(n * 2_000_000 <= busy <= wall,
+             "devices: busy between the device time and the wall time")
+    hist = {lo: (hi, cnt - lat_a.get(lo, (0, 0))[1])
+            for lo, (hi, cnt) in lat_b.items()}
+    fast = sum(cnt for hi, cnt in hist.values() if hi < 2_000_000)
+    total = sum(cnt for _, cnt in hist.values())
+    k.diag("latency: " + ", ".join(f"[{lo}, {hi}] {cnt}" for lo, (hi, cnt)
+                                   in sorted(hist.items()) if cnt))
+    k.result(total == n and fast == 0,
+             "latency: every read counted once, none under 2 ms")
 
 
 def plain_sleep(k):
@@ -229,7 +266,7 @@ def main():
     if os.geteuid() != 0 or "IOWPROBE_KO" not in os.environ:
         print("1..0 # SKIP needs root in the test box (IOWPROBE_KO)")
         sys.exit(4)
-    k = iow.Ktap(20)
+    k = iow.Ktap(23)
     mark = len(subprocess.run(["dmesg"], capture_output=True,
                               text=True).stdout.splitlines())
     loaded = load_module()
