@@ -3,6 +3,10 @@
  * iowprobe.bpf.c - iowprobe's exact split of idle time as BPF programs on
  * raw tracepoints, for machines that cannot load the module (iowstat --bpf)
  *
+ * The programs are BTF-typed (tp_btf): a field of a tracepoint argument is
+ * one load, where a plain raw_tp program pays a bpf_probe_read_kernel()
+ * call for it.  They need the kernel BTF that CO-RE needs anyway.
+ *
  * The same rules as the module (KERNEL-NOTES.md section 5, kmod/acct.c,
  * kmod/blk.c) with the same core (iowprobe_core.h): the nr_iowait mirror
  * goes +1 on the sleep CPU when a task with in_iowait leaves the runqueue
@@ -34,12 +38,14 @@
  * of the same clock (counted in clock_deferred).  README.bpf.md has the
  * derivation.
  *
- * Per-task and per-request state lives in preallocated hash maps.  An entry
- * is ended by exactly one event (a wakeup, a migration, a free, a
- * completion), which claims it by exchanging its state word with DEAD
- * before deleting it; the 6.12 reconcile and the load balancer's move only
- * compare-and-swap a PENDING state of their own CPU, under that CPU's
- * runqueue lock, so a recycled element is never mistaken for another task.
+ * Per-task state lives in a preallocated hash map, per-request state in a
+ * table of fixed slots (the requests map).  An entry is ended by exactly
+ * one event (a wakeup, a migration, a free, a completion): a task's by
+ * exchanging its state word with DEAD before deleting it, a request's by
+ * freeing its slot with compare-and-swap; the 6.12 reconcile and the load
+ * balancer's move only compare-and-swap a PENDING state of their own CPU,
+ * under that CPU's runqueue lock, so a recycled element is never mistaken
+ * for another task.
  */
 #include "vmlinux.h"
 #include <bpf/bpf_core_read.h>
@@ -56,7 +62,7 @@
 #define REQ_OP_WRITE		1
 #define IOWPROBE_CLOCK_TRIES	64
 #define IOWPROBE_TASKS		4096		/* the module's default */
-#define IOWPROBE_REQUESTS	16384		/* deep NVMe queues */
+#define IOWPROBE_RQ_BITS	12		/* 4096 buckets: 32768 slots */
 
 #define READ_ONCE(x)		(*(const volatile typeof(x) *)&(x))
 #define WRITE_ONCE(x, v)	(*(volatile typeof(x) *)&(x) = (v))
@@ -81,11 +87,19 @@ struct {
 	__type(value, struct iowprobe_bpf_task);
 } tasks SEC(".maps");
 
+/*
+ * The requests in flight, found again by their completion: buckets of
+ * IOWPROBE_BPF_RQ_WAYS slots in an array, a request's bucket picked by
+ * hashing it.  On the I/O path that is one array lookup and a few compares
+ * and compare-and-swaps, where a hash map takes a bucket lock, its free
+ * list and a jhash per insert, lookup and delete.  A request whose bucket
+ * is full is not followed (rqs_full).
+ */
 struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(max_entries, IOWPROBE_REQUESTS);
-	__type(key, __u64);			/* struct request * */
-	__type(value, struct iowprobe_bpf_rq);
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1 << IOWPROBE_RQ_BITS);
+	__type(key, __u32);
+	__type(value, struct iowprobe_bpf_rqs);
 } requests SEC(".maps");
 
 /*
@@ -154,15 +168,16 @@ static __always_inline bool is_idle(struct iowprobe_bpf_cpu *c,
 {
 	if (c->idle_task)
 		return (__u64)p == c->idle_task;
-	if (!(BPF_CORE_READ(p, flags) & PF_IDLE) || BPF_CORE_READ(p, pid))
+	if (!(p->flags & PF_IDLE) || p->pid)
 		return false;
 	c->idle_task = (__u64)p;
 	return true;
 }
 
-static __always_inline bool task_in_iowait(struct task_struct *p)
+/* (not @p: libbpf 1.1's BPF_CORE_READ_BITFIELD() has a local of that name) */
+static __always_inline bool task_in_iowait(struct task_struct *task)
 {
-	return BPF_CORE_READ_BITFIELD_PROBED(p, in_iowait);
+	return BPF_CORE_READ_BITFIELD(task, in_iowait);
 }
 
 static __always_inline unsigned int task_state(struct task_struct *p)
@@ -170,8 +185,8 @@ static __always_inline unsigned int task_state(struct task_struct *p)
 	struct task_struct___old_state *old = (void *)p;
 
 	if (bpf_core_field_exists(struct task_struct___state, __state))
-		return BPF_CORE_READ((struct task_struct___state *)p, __state);
-	return BPF_CORE_READ(old, state);
+		return ((struct task_struct___state *)p)->__state;
+	return old->state;
 }
 
 /* a 6.12 task whose dequeue was delayed: still queued, not yet counted */
@@ -180,19 +195,19 @@ static __always_inline int task_delayed(struct task_struct *p)
 	struct task_struct___delayed *t = (void *)p;
 
 	if (bpf_core_field_exists(t->se.sched_delayed))
-		return BPF_CORE_READ(t, se.sched_delayed);
+		return t->se.sched_delayed;
 	return 0;
 }
 
 /*
- * cc_add() - count += @delta on a count clock, stamped @now
+ * cc_add_slow() - count += @delta on a count clock, stamped @now
  *
  * Whatever an earlier update could not store is claimed first and stored
  * with this one, so no change is ever lost, only late.  A global function:
  * the verifier checks its loop once, not at every caller.
  * Return: 0, or 1 when the change was left to the next update.
  */
-__noinline int cc_add(struct iowprobe_cc *cc, __s64 delta, __u64 now)
+__noinline int cc_add_slow(struct iowprobe_cc *cc, __s64 delta, __u64 now)
 {
 	__u64 old, new;
 	int i;
@@ -216,6 +231,23 @@ __noinline int cc_add(struct iowprobe_cc *cc, __s64 delta, __u64 now)
 }
 
 /*
+ * cc_add() - count += @delta on a count clock, stamped @now
+ *
+ * One attempt here, before cc_add_slow()'s: with nothing owed and no race,
+ * the usual case, that is the whole update without a call.
+ */
+static __always_inline void cc_add(struct iowprobe_cc *cc, __s64 delta,
+				   __u64 now)
+{
+	__u64 old = READ_ONCE(cc->w), new;
+
+	if (!READ_ONCE(cc->owed) && !iowprobe_cc_next(old, delta, now, &new) &&
+	    __sync_val_compare_and_swap(&cc->w, old, new) == old)
+		return;
+	cc_add_slow(cc, delta, now);
+}
+
+/*
  * seq_bump() - xchg, fully ordered: the reader sees seq change around
  * everything written between two bumps
  */
@@ -233,17 +265,49 @@ static __always_inline __u64 acct_at(struct iowprobe_acct *a,
 	return iowprobe_cc_unwrap(v, a->g_snap);
 }
 
+/*
+ * acct_follow() - iowprobe_acct_set_idle() at @now for @a, an acct fed
+ * count clock @cc that shares the boundaries and online state of @c->all,
+ * given the length @d of the segment just closed in @c->all
+ *
+ * iow and loc are kept only for what their blk_any_ns integrates (their
+ * mirror and lfl stay 0; busy_ns and idle_ns are @c->all's), so this is
+ * the core's close without the steps that change nothing here.  A clock
+ * still at our snapshot with its count 0 (the common case: no iowait
+ * sleeper, no request from this CPU) adds nothing: the whole computation
+ * would give back the snapshot.
+ */
+static __always_inline void acct_follow(struct iowprobe_acct *a,
+					const struct iowprobe_acct *all,
+					struct iowprobe_cc *cc, __u64 now,
+					__u64 d, int idle)
+{
+	__u64 w = READ_ONCE(cc->w), g, gd;
+	int was_idle = a->idle;
+
+	a->t = all->t;
+	a->idle = idle;
+	if (w == (a->g_snap & IOWPROBE_CC_MASK))
+		return;
+	g = iowprobe_cc_unwrap(iowprobe_cc_value(w, now), a->g_snap);
+	gd = iowprobe_since(g, a->g_snap);
+	if (was_idle)
+		a->blk_any_ns += gd < d ? gd : d;
+	if (g > a->g_snap)
+		a->g_snap = g;
+}
+
 /* cpu_set_idle() - this CPU switches between idle and busy at @now */
 static __always_inline void cpu_set_idle(struct iowprobe_bpf_cpu *c,
 					 __u64 now, int idle)
 {
+	__u64 d = c->all.online ? iowprobe_since(now, c->all.t) : 0;
+
 	seq_bump(c);
 	iowprobe_acct_set_idle(&c->all, now, acct_at(&c->all, &disk_clock, now),
 			       idle);
-	iowprobe_acct_set_idle(&c->iow, now, acct_at(&c->iow, &c->mirror, now),
-			       idle);
-	iowprobe_acct_set_idle(&c->loc, now, acct_at(&c->loc, &c->local, now),
-			       idle);
+	acct_follow(&c->iow, &c->all, &c->mirror, now, d, idle);
+	acct_follow(&c->loc, &c->all, &c->local, now, d, idle);
 	seq_bump(c);
 }
 
@@ -270,10 +334,10 @@ static __always_inline void cpu_init(struct iowprobe_bpf_cpu *c, __u64 now,
 }
 
 /*
- * park() - a pending slot of @c for task @p, or -1 when all are taken
+ * take_slot() - a free pending slot of @c, now taken, or -1 when all are
  * (global, like reconcile(): its loop is checked once)
  */
-__noinline int park(struct iowprobe_bpf_cpu *c, __u64 p)
+__noinline int take_slot(struct iowprobe_bpf_cpu *c)
 {
 	__u64 mask, bit;
 	int i;
@@ -286,12 +350,25 @@ __noinline int park(struct iowprobe_bpf_cpu *c, __u64 p)
 		if (mask & bit)
 			continue;
 		if (__sync_val_compare_and_swap(&c->pending_mask, mask,
-						mask | bit) != mask)
-			continue;
-		WRITE_ONCE(c->pending[i], p);
-		return i;
+						mask | bit) == mask)
+			return i;
 	}
 	return -1;
+}
+
+/*
+ * park() - a pending slot of @c for task @p, or -1 when all are taken
+ *
+ * The task is stored here, not in take_slot(): a global function takes
+ * no typed kernel pointer.  reconcile() skips a slot still 0.
+ */
+static __always_inline int park(struct iowprobe_bpf_cpu *c, __u64 p)
+{
+	int slot = take_slot(c);
+
+	if (slot >= 0)
+		WRITE_ONCE(c->pending[slot & (IOWPROBE_BPF_PENDING - 1)], p);
+	return slot;
 }
 
 static __always_inline void unpark(struct iowprobe_bpf_cpu *c, __u32 slot)
@@ -448,7 +525,7 @@ __noinline int reconcile(struct iowprobe_bpf_cpu *c, __u32 cpu, __u64 now,
 	return n;
 }
 
-SEC("raw_tp/sched_switch")
+SEC("tp_btf/sched_switch")
 int BPF_PROG(iow_switch, bool preempt, struct task_struct *prev,
 	     struct task_struct *next)
 {
@@ -463,7 +540,7 @@ int BPF_PROG(iow_switch, bool preempt, struct task_struct *prev,
 	was_idle = is_idle(c, prev);
 	idle = is_idle(c, next);
 	if (!preempt && task_in_iowait(prev))
-		v = iowprobe_switch_verdict(0, 1, BPF_CORE_READ(prev, on_rq),
+		v = iowprobe_switch_verdict(0, 1, prev->on_rq,
 					    task_delayed(prev));
 	if (v == IOWPROBE_SW_NONE && was_idle == idle && c->inited &&
 	    !READ_ONCE(c->pending_mask))
@@ -505,7 +582,7 @@ static __always_inline void move(struct iowprobe_bpf_task *e, __u64 p,
 	unpark(from, iowprobe_bpf_slot(s));
 }
 
-SEC("raw_tp/sched_migrate_task")
+SEC("tp_btf/sched_migrate_task")
 int BPF_PROG(iow_migrate, struct task_struct *p, int dest_cpu)
 {
 	__u64 key = (__u64)p, s;
@@ -539,7 +616,7 @@ int BPF_PROG(iow_migrate, struct task_struct *p, int dest_cpu)
 	return 0;
 }
 
-SEC("raw_tp/sched_wakeup")
+SEC("tp_btf/sched_wakeup")
 int BPF_PROG(iow_wakeup, struct task_struct *p)
 {
 	__u64 s;
@@ -555,7 +632,7 @@ int BPF_PROG(iow_wakeup, struct task_struct *p)
 }
 
 /* a followed task freed: a wakeup we never saw */
-SEC("raw_tp/sched_process_free")
+SEC("tp_btf/sched_process_free")
 int BPF_PROG(iow_free, struct task_struct *p)
 {
 	__u64 s;
@@ -572,14 +649,14 @@ int BPF_PROG(iow_free, struct task_struct *p)
 
 static __always_inline __u32 rq_cpu(struct request *rq)
 {
-	__u32 cpu = BPF_CORE_READ(rq, mq_ctx, cpu);	/* blk_mq_rq_cpu() */
+	__u32 cpu = rq->mq_ctx->cpu;		/* blk_mq_rq_cpu() */
 
 	return cpu < nr_cpus ? cpu : bpf_get_smp_processor_id();
 }
 
 static __always_inline __u8 rq_op(struct request *rq)
 {
-	switch (BPF_CORE_READ(rq, cmd_flags) & REQ_OP_MASK) {
+	switch (rq->cmd_flags & REQ_OP_MASK) {
 	case REQ_OP_READ:
 		return IOWPROBE_BPF_OP_READ;
 	case REQ_OP_WRITE:
@@ -589,27 +666,52 @@ static __always_inline __u8 rq_op(struct request *rq)
 	}
 }
 
-/* claim_rq() - end request @rq; true with its entry in @v when ours */
-static __always_inline bool claim_rq(__u64 rq, struct iowprobe_bpf_rq *v)
+/*
+ * rq_id() - what the requests table knows @rq by: its distance from one of
+ * our own globals, fixed while the program is loaded, so one number per
+ * request and never 0.  The verifier lets a typed kernel pointer only be
+ * offset or compared, not hashed; the difference of two pointers is a
+ * plain number.
+ */
+static __always_inline __u64 rq_id(struct request *rq)
 {
-	struct iowprobe_bpf_rq *e = bpf_map_lookup_elem(&requests, &rq);
-
-	if (!e)
-		return false;
-	v->bytes = e->bytes;
-	v->op = e->op;
-	v->state = __sync_lock_test_and_set(&e->state, IOWPROBE_BPF_DEAD);
-	if (v->state == IOWPROBE_BPF_DEAD)
-		return false;
-	if (bpf_map_delete_elem(&requests, &rq))
-		stat_inc(&stats.map_busy);
-	return true;
+	return (__u64)rq - (__u64)&stats;
 }
 
-/* rq_end() - the request of @v is no longer in flight */
-static __always_inline void rq_end(struct iowprobe_bpf_rq *v, bool done)
+/* rq_bucket() - the bucket of @id: the top bits of a Fibonacci hash */
+static __always_inline struct iowprobe_bpf_rqs *rq_bucket(__u64 id)
 {
-	struct iowprobe_bpf_cpu *c = cpu_state(iowprobe_bpf_cpu_of(v->state));
+	__u32 b = (id * 0x9e3779b97f4a7c15ULL) >> (64 - IOWPROBE_RQ_BITS);
+
+	return bpf_map_lookup_elem(&requests, &b);
+}
+
+/*
+ * claim_rq() - end request @id in bucket @b; true with its info word in
+ * @info when it was ours
+ *
+ * The info is read before the slot is freed: a slot freed can be taken at
+ * once by another request.
+ */
+static __always_inline bool claim_rq(struct iowprobe_bpf_rqs *b, __u64 id,
+				     __u64 *info)
+{
+	int i;
+
+#pragma unroll
+	for (i = 0; i < IOWPROBE_BPF_RQ_WAYS; i++) {
+		if (READ_ONCE(b->rq[i]) != id)
+			continue;
+		*info = READ_ONCE(b->info[i]);
+		return __sync_val_compare_and_swap(&b->rq[i], id, 0) == id;
+	}
+	return false;
+}
+
+/* rq_end() - the request of @info is no longer in flight */
+static __always_inline void rq_end(__u64 info, bool done)
+{
+	struct iowprobe_bpf_cpu *c = cpu_state(iowprobe_bpf_cpu_of(info));
 	__u64 now = bpf_ktime_get_ns();
 
 	if (!c)
@@ -619,43 +721,67 @@ static __always_inline void rq_end(struct iowprobe_bpf_rq *v, bool done)
 	if (!done)
 		return;
 	count(c, IOWPROBE_BPF_C_rq_completed, 1);
-	if (v->op == IOWPROBE_BPF_OP_READ)
-		count(c, IOWPROBE_BPF_C_read_bytes, v->bytes);
-	if (v->op == IOWPROBE_BPF_OP_WRITE)
-		count(c, IOWPROBE_BPF_C_write_bytes, v->bytes);
+	if (iowprobe_bpf_rq_op(info) == IOWPROBE_BPF_OP_READ)
+		count(c, IOWPROBE_BPF_C_read_bytes, iowprobe_bpf_rq_bytes(info));
+	if (iowprobe_bpf_rq_op(info) == IOWPROBE_BPF_OP_WRITE)
+		count(c, IOWPROBE_BPF_C_write_bytes, iowprobe_bpf_rq_bytes(info));
 }
 
-/* publish_rq() - insert @v for @rq; a live stale entry is an anomaly */
-static __always_inline int publish_rq(__u64 rq, struct iowprobe_bpf_rq *v)
+/*
+ * publish_rq() - a slot of bucket @b for request @id with @info
+ * Return: 0, or -1 when all the bucket's slots are taken.
+ *
+ * One pass over the bucket both takes the first free slot and ends a live
+ * entry of @id found anywhere in it (issued twice, its completion not
+ * seen), so a request has at most one entry.  The info word is written
+ * after the slot is taken: the completion cannot run before this program
+ * returns, as blk_mq_start_request() traces before the driver has the
+ * request.
+ */
+static __always_inline int publish_rq(struct iowprobe_bpf_rqs *b, __u64 id,
+				      __u64 info)
 {
-	struct iowprobe_bpf_rq old;
-	int err;
+	__u64 k, old = 0;
+	int i, slot = -1;
+	bool stale = false;
 
-	err = bpf_map_update_elem(&requests, &rq, v, BPF_NOEXIST);
-	if (err != -EEXIST)
-		return err;
-	if (claim_rq(rq, &old)) {	/* issued twice, no completion seen */
-		stat_inc(&stats.rq_anomalies);
-		rq_end(&old, false);
+#pragma unroll
+	for (i = 0; i < IOWPROBE_BPF_RQ_WAYS; i++) {
+		k = READ_ONCE(b->rq[i]);
+		if (k == id) {
+			old = READ_ONCE(b->info[i]);
+			k = __sync_val_compare_and_swap(&b->rq[i], id, 0);
+			stale |= k == id;
+			k = k == id ? 0 : k;
+		}
+		if (k || slot >= 0)
+			continue;
+		if (__sync_val_compare_and_swap(&b->rq[i], 0, id) == 0) {
+			WRITE_ONCE(b->info[i], info);
+			slot = i;
+		}
 	}
-	return bpf_map_update_elem(&requests, &rq, v, BPF_ANY);
+	if (stale) {
+		stat_inc(&stats.rq_anomalies);
+		rq_end(old, false);
+	}
+	return slot >= 0 ? 0 : -1;
 }
 
-SEC("raw_tp/block_rq_issue")
+SEC("tp_btf/block_rq_issue")
 int BPF_PROG(iow_rq_issue, struct request *rq)
 {
-	struct iowprobe_bpf_rq v = {};
+	__u64 id = rq_id(rq);
+	struct iowprobe_bpf_rqs *b = rq_bucket(id);
 	__u32 cpu = rq_cpu(rq);
 	struct iowprobe_bpf_cpu *c = cpu_state(cpu);
-	__u64 now;
+	__u64 info, now;
 
-	if (!c)
+	if (!b || !c)
 		return 0;
-	v.state = iowprobe_bpf_state(IOWPROBE_BPF_RQ_LIVE, cpu, 0);
-	v.bytes = BPF_CORE_READ(rq, __data_len);
-	v.op = rq_op(rq);
+	info = iowprobe_bpf_rq_info(cpu, rq_op(rq), rq->__data_len);
 	/* published first: its completion cannot come before we end */
-	if (publish_rq((__u64)rq, &v)) {
+	if (publish_rq(b, id, info)) {
 		stat_inc(&stats.rqs_full);
 		return 0;
 	}
@@ -666,26 +792,30 @@ int BPF_PROG(iow_rq_issue, struct request *rq)
 	return 0;
 }
 
-SEC("raw_tp/block_rq_complete")
+SEC("tp_btf/block_rq_complete")
 int BPF_PROG(iow_rq_complete, struct request *rq, int error,
 	     unsigned int nr_bytes)
 {
-	struct iowprobe_bpf_rq v;
+	__u64 id, info;
+	struct iowprobe_bpf_rqs *b;
 
-	if (nr_bytes < BPF_CORE_READ(rq, __data_len))
+	if (nr_bytes < rq->__data_len)
 		return 0;	/* a partial completion: still in flight */
-	if (claim_rq((__u64)rq, &v))
-		rq_end(&v, true);
+	id = rq_id(rq);
+	b = rq_bucket(id);
+	if (b && claim_rq(b, id, &info))
+		rq_end(info, true);
 	return 0;
 }
 
 /* it will be issued again */
-SEC("raw_tp/block_rq_requeue")
+SEC("tp_btf/block_rq_requeue")
 int BPF_PROG(iow_rq_requeue, struct request *rq)
 {
-	struct iowprobe_bpf_rq v;
+	__u64 id = rq_id(rq), info;
+	struct iowprobe_bpf_rqs *b = rq_bucket(id);
 
-	if (claim_rq((__u64)rq, &v))
-		rq_end(&v, false);
+	if (b && claim_rq(b, id, &info))
+		rq_end(info, false);
 	return 0;
 }

@@ -112,7 +112,9 @@ enum iowprobe_bpf_counter {
  * @seq:      odd while this CPU's sched_switch program writes the accts
  * @all:      busy and idle; its blk_any_ns is blk_any (fed the disk clock)
  * @iow:      its blk_any_ns is iowait (fed the mirror clock)
- * @loc:      its blk_any_ns is blk_local (fed the local requests clock)
+ * @loc:      its blk_any_ns is blk_local (fed the local requests clock);
+ *            of these two only t, idle, online, g_snap and blk_any_ns
+ *            are kept (busy and idle time are @all's)
  * @inited:   this CPU has seen its first sched_switch: figures are valid
  * @idle_task: this CPU's idle task, once seen (a pointer, compared only)
  * @mirror:   count clock of this CPU's nr_iowait mirror
@@ -139,12 +141,11 @@ struct iowprobe_bpf_cpu {
 } __attribute__((aligned(64)));
 
 /*
- * The state word of a followed task or request: 0 once claimed by the one
- * event that ends it, else kind (enum iowprobe_task_state for tasks,
- * IOWPROBE_BPF_RQ_LIVE for requests), charged CPU and pending slot.
+ * The state word of a followed task: 0 once claimed by the one event that
+ * ends it, else kind (enum iowprobe_task_state), charged CPU and pending
+ * slot.
  */
 #define IOWPROBE_BPF_DEAD	0ULL
-#define IOWPROBE_BPF_RQ_LIVE	1
 
 static __always_inline __u64 iowprobe_bpf_state(__u32 kind, __u32 cpu,
 						__u32 slot)
@@ -172,19 +173,44 @@ struct iowprobe_bpf_task {
 	__u64 state;
 };
 
-struct iowprobe_bpf_rq {
-	__u64 state;
-	__u32 bytes;
-	__u8 op;		/* enum iowprobe_bpf_op */
-};
-
 enum iowprobe_bpf_op { IOWPROBE_BPF_OP_OTHER, IOWPROBE_BPF_OP_READ,
 		       IOWPROBE_BPF_OP_WRITE };
 
 /*
+ * struct iowprobe_bpf_rqs - a bucket of the requests table
+ * @rq:   the request in each slot (iowprobe.bpf.c's rq_id()), 0 when free;
+ *        taken and freed by compare-and-swap, so the one event that frees
+ *        it ends the request
+ * @info: the request's charged CPU (as in the state word), op and bytes,
+ *        iowprobe_bpf_rq_info()
+ */
+#define IOWPROBE_BPF_RQ_WAYS	8
+
+struct iowprobe_bpf_rqs {
+	__u64 rq[IOWPROBE_BPF_RQ_WAYS];
+	__u64 info[IOWPROBE_BPF_RQ_WAYS];
+};
+
+static __always_inline __u64 iowprobe_bpf_rq_info(__u32 cpu, __u8 op,
+						  __u32 bytes)
+{
+	return (__u64)bytes << 32 | (__u64)op << 24 | (cpu & 0xffffff);
+}
+
+static __always_inline __u8 iowprobe_bpf_rq_op(__u64 info)
+{
+	return (info >> 24) & 0xff;
+}
+
+static __always_inline __u32 iowprobe_bpf_rq_bytes(__u64 info)
+{
+	return info >> 32;
+}
+
+/*
  * struct iowprobe_bpf_stats - what the program could not follow, global
  * @tasks_full:    iowait sleeps not followed: the tasks map was full
- * @rqs_full:      requests not followed: the requests map was full
+ * @rqs_full:      requests not followed: their bucket was full
  * @pending_full:  6.12 delayed sleeps not followed: no free parking slot
  * @clock_deferred: count clock updates left to the next one (lost every
  *                 compare-and-swap race, or out of range)
