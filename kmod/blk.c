@@ -268,7 +268,7 @@ rq_entry_get(struct iowprobe_cpu *c)
 		return iowprobe_entry_get(&requests);
 	e = hlist_entry(c->rq_free.first, struct iowprobe_entry, node);
 	hlist_del(&e->node);
-	c->rq_nfree--;
+	WRITE_ONCE(c->rq_nfree, c->rq_nfree - 1);	/* rq_cached() peeks */
 	return e;
 }
 
@@ -281,7 +281,7 @@ static __always_inline void rq_entry_put(struct iowprobe_cpu *c,
 		return;
 	}
 	hlist_add_head(&e->node, &c->rq_free);
-	c->rq_nfree++;
+	WRITE_ONCE(c->rq_nfree, c->rq_nfree + 1);
 }
 
 /* lfl_add() - @delta requests submitted from @c's CPU start or end */
