@@ -25,6 +25,8 @@ REPO = os.path.dirname(HERE)
 PAIR = os.path.join(HERE, "out", "bpf_pair")
 IOU_WAIT = os.path.join(HERE, "out", "iou_wait")
 IOWSTAT = os.path.join(REPO, "user", "iowstat")
+LOADGEN = os.path.join(HERE, "out", "loadgen")
+SEED_SLEEPERS = 3
 TIMES = ("busy_ns", "idle_ns", "iowait_ns", "blk_local_ns", "blk_any_ns")
 EVENTS = ("sleeps", "wakeups", "rq_issued", "rq_completed")
 
@@ -313,6 +315,36 @@ def remote_wakeup(k, pair):
     os.sched_setaffinity(0, range(os.cpu_count()))
 
 
+def start_sleepers():
+    """SEED_SLEEPERS readers asleep in iowait (one 6 s null_blk read each),
+    started before the BPF programs attach."""
+    dev = iow.nullb(6_000_000_000)
+    p = subprocess.Popen([LOADGEN, "sleepers", dev, str(SEED_SLEEPERS),
+                          "1"], stdout=subprocess.DEVNULL)
+    for _ in range(40):
+        if iow.procs_blocked() >= SEED_SLEEPERS:
+            break
+        time.sleep(0.05)
+    return p
+
+
+def seeded(k, pair, sleepers):
+    """Tasks asleep in iowait at attach are followed from the start."""
+    s = pair.snap()
+    blocked = iow.procs_blocked()
+    k.diag(f"seed: bpf nr_iowait {s[1]['all']['nr_iowait']}, module "
+           f"{s[2]['all']['nr_iowait']}, procs_blocked {blocked}")
+    k.result(s[1]["all"]["nr_iowait"] == s[2]["all"]["nr_iowait"] ==
+             SEED_SLEEPERS, "seed: sleepers from before attach are counted")
+    sleepers.wait()
+    time.sleep(0.3)
+    s = pair.snap()
+    k.result(s[1]["all"]["nr_iowait"] == 0 and
+             s[1]["all"]["anomalies"] == 0,
+             "seed: their wakeups take them back, no anomaly")
+    subprocess.run(["modprobe", "-r", "null_blk"], check=False)
+
+
 def settled(k, pair):
     """Once the load is gone: nothing in iowait, no anomaly, as the module."""
     time.sleep(0.5)
@@ -390,12 +422,17 @@ def main():
     mark = len(subprocess.run(["dmesg"], capture_output=True,
                               text=True).stdout.splitlines())
     loaded = load_module()
+    sleepers = start_sleepers()
     try:
         pair = Pair()
     except Skip as e:
         print(f"1..0 # SKIP {e}")
         sys.exit(4)
-    k = iow.Ktap(27)
+    k = iow.Ktap(29)
+    try:
+        seeded(k, pair, sleepers)
+    except Exception as e:  # a broken step fails, the rest still runs
+        k.result(False, f"seeded: {e!r}")
     run(k, pair)
     if loaded:
         subprocess.run(["rmmod", "iowprobe"], check=False)

@@ -19,6 +19,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
 #include "backend.h"
@@ -130,6 +131,31 @@ static int attach_all(struct iowprobe_bpf *s)
 	return 0;
 }
 
+/*
+ * seed() - run iow_seed once over every task, after all the programs are
+ * attached: the tasks already asleep in iowait are followed from now on
+ */
+static int seed(struct iowprobe_bpf *s)
+{
+	struct bpf_link *link;
+	char buf[64];
+	int fd, err = 0;
+
+	link = bpf_program__attach_iter(s->progs.iow_seed, NULL);
+	if (!link)
+		return -errno;
+	fd = bpf_iter_create(bpf_link__fd(link));
+	if (fd < 0) {
+		err = -errno;
+	} else {
+		while (read(fd, buf, sizeof(buf)) > 0)
+			;	/* the program prints nothing: run it to the end */
+		close(fd);
+	}
+	bpf_link__destroy(link);
+	return err;
+}
+
 static int map_cpus(void)
 {
 	long page = sysconf(_SC_PAGESIZE);
@@ -227,7 +253,7 @@ static int open_skel(void)
 static int bpf_open(struct iowstat_backend *be)
 {
 	long hz = sysconf(_SC_CLK_TCK);
-	int n, err;
+	int n, err, seed_err = 0;
 
 	(void)be;
 	libbpf_set_print(libbpf_print);
@@ -248,6 +274,12 @@ static int bpf_open(struct iowstat_backend *be)
 	err = open_skel();
 	if (!err)
 		err = attach_all(st.skel);
+	if (!err)
+		seed_err = seed(st.skel);
+	if (seed_err)	/* not fatal: those sleepers count from their next */
+		err_msg("--bpf: cannot walk the tasks asleep at attach: %s; "
+			"their iowait counts from their next sleep\n",
+			strerror(-seed_err));
 	if (!err)
 		err = map_cpus();
 	if (!err) {
@@ -439,7 +471,8 @@ static void report_stats(void)
 		err_msg("--bpf: stats: tasks_full %llu pending_full %llu "
 			"rqs_full %llu clock_deferred %llu map_busy %llu "
 			"rq_anomalies %llu delayed_parked %llu "
-			"delayed_blocked %llu late_block %llu\n",
+			"delayed_blocked %llu late_block %llu seeded %llu "
+			"seed_raced %llu\n",
 			(unsigned long long)x->tasks_full,
 			(unsigned long long)x->pending_full,
 			(unsigned long long)x->rqs_full,
@@ -448,7 +481,9 @@ static void report_stats(void)
 			(unsigned long long)x->rq_anomalies,
 			(unsigned long long)x->delayed_parked,
 			(unsigned long long)x->delayed_blocked,
-			(unsigned long long)x->late_block);
+			(unsigned long long)x->late_block,
+			(unsigned long long)x->seeded,
+			(unsigned long long)x->seed_raced);
 	if (!tasks && !x->rqs_full && !x->clock_deferred && !x->map_busy)
 		return;
 	err_msg("--bpf: not everything was followed: %llu iowait sleeps, "

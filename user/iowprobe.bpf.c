@@ -121,6 +121,19 @@ struct task_struct___old_state {
 	long state;
 } __attribute__((preserve_access_index));
 
+/* task_struct::cpu before v5.16, thread_info::cpu since (commit bcf9033e5449) */
+struct task_struct___cpu {
+	unsigned int cpu;
+} __attribute__((preserve_access_index));
+
+struct thread_info___cpu {
+	unsigned int cpu;
+} __attribute__((preserve_access_index));
+
+struct task_struct___ti_cpu {
+	struct thread_info___cpu thread_info;
+} __attribute__((preserve_access_index));
+
 /* commit 152e11f6df29 ("sched/fair: Implement delayed dequeue"), v6.12 */
 struct sched_entity___delayed {
 	unsigned char sched_delayed;
@@ -187,6 +200,16 @@ static __always_inline unsigned int task_state(struct task_struct *p)
 	if (bpf_core_field_exists(struct task_struct___state, __state))
 		return ((struct task_struct___state *)p)->__state;
 	return old->state;
+}
+
+/* task_cpu_of() - the CPU @p last ran on: the one it sleeps on */
+static __always_inline __u32 task_cpu_of(struct task_struct *p)
+{
+	struct task_struct___ti_cpu *ti = (void *)p;
+
+	if (bpf_core_field_exists(struct task_struct___cpu, cpu))
+		return ((struct task_struct___cpu *)p)->cpu;
+	return ti->thread_info.cpu;
 }
 
 /* a 6.12 task whose dequeue was delayed: still queued, not yet counted */
@@ -644,6 +667,62 @@ int BPF_PROG(iow_free, struct task_struct *p)
 		return 0;
 	anomaly(iowprobe_bpf_cpu_of(s));
 	release(s, false);
+	return 0;
+}
+
+/*
+ * seed_asleep() - @p, in_iowait, still sleeps off the runqueue: counted in
+ * nr_iowait by its CPU, as the sched_switch program would have counted it
+ */
+static __always_inline bool seed_asleep(struct task_struct *p)
+{
+	unsigned int state = task_state(p);
+
+	return state != 0 && state != TASK_WAKING && !p->on_cpu && !p->on_rq;
+}
+
+/*
+ * iow_seed - follow the tasks already asleep in iowait at attach, as the
+ * module's iowprobe_seed() does at load; run once through a task iterator
+ * after every program above is attached
+ *
+ * The count goes up before the entry is published and the task is looked
+ * at again after (publish_task()'s atomic orders the two): a wakeup either
+ * finds the entry and takes the count back, or came first, and then the
+ * second look sees the task awake and takes it back here.  A 6.12 sleeper
+ * whose dequeue was delayed is not seeded (it is still on the runqueue).
+ */
+SEC("iter/task")
+int iow_seed(struct bpf_iter__task *ctx)
+{
+	struct task_struct *p = ctx->task;
+	struct iowprobe_bpf_task t;
+	struct iowprobe_bpf_cpu *c;
+	__u32 cpu;
+	__u64 s;
+
+	if (!p || !task_in_iowait(p) || !seed_asleep(p))
+		return 0;
+	cpu = task_cpu_of(p);
+	c = cpu_state(cpu);
+	if (!c)
+		return 0;
+	cc_add(&c->mirror, 1, bpf_ktime_get_ns());
+	t.state = iowprobe_bpf_state(IOWPROBE_T_COUNTED, cpu, 0);
+	if (publish_task((__u64)p, &t)) {
+		cc_add(&c->mirror, -1, bpf_ktime_get_ns());
+		stat_inc(&stats.tasks_full);
+		return 0;
+	}
+	if (task_in_iowait(p) && seed_asleep(p)) {
+		stat_inc(&stats.seeded);
+		return 0;
+	}
+	s = claim_task((__u64)p);
+	if (s != IOWPROBE_BPF_DEAD) {
+		release(s, false);
+		stat_inc(&stats.seed_raced);
+	}
 	return 0;
 }
 

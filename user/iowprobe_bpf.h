@@ -217,6 +217,8 @@ static __always_inline __u32 iowprobe_bpf_rq_bytes(__u64 info)
  * @map_busy:      map deletions refused (-EBUSY, re-entry on one CPU)
  * @rq_anomalies:  a request issued twice without a completion seen
  * @delayed_parked, @delayed_blocked, @late_block: as the module's status
+ * @seeded:        tasks found asleep in iowait at attach, now followed
+ * @seed_raced:    ... that woke while being seeded, so not followed
  */
 struct iowprobe_bpf_stats {
 	__u64 tasks_full;
@@ -228,6 +230,8 @@ struct iowprobe_bpf_stats {
 	__u64 delayed_parked;
 	__u64 delayed_blocked;
 	__u64 late_block;
+	__u64 seeded;
+	__u64 seed_raced;
 };
 
 #endif /* IOWPROBE_BPF_H */
