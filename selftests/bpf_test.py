@@ -355,6 +355,38 @@ def settled(k, pair):
     k.result(s[1]["all"]["anomalies"] == 0, "settled: no bpf anomalies")
 
 
+def hotplug(k, pair):
+    """CPU 1 offline for a second: BPF books time only while it is online."""
+    path = "/sys/devices/system/cpu/cpu1/online"
+    if not os.path.exists(path):
+        for desc in ("hotplug: bpf cpu1 busy + idle = the module's within 1%",
+                     "hotplug: the offline second is not booked"):
+            k.skip(desc, "cpu1 cannot go offline")
+        return
+    a = pair.snap()
+    with open(path, "w") as f:
+        f.write("0")
+    time.sleep(1.0)
+    with open(path, "w") as f:
+        f.write("1")
+    time.sleep(0.3)
+    b = pair.snap()
+
+    def total(x, y):
+        return sum(y["1"][c] - x["1"][c] for c in ("busy_ns", "idle_ns"))
+
+    bpf, mod = total(a[1], b[1]), total(a[2], b[2])
+    window = b[2]["1"]["now_ns"] - a[2]["1"]["now_ns"]
+    k.diag(f"hotplug: cpu1 busy + idle: bpf {bpf / 1e6:.0f} ms, module "
+           f"{mod / 1e6:.0f} ms, window {window / 1e6:.0f} ms")
+    # BPF stops the clock once sched_cpu_deactivate() has returned: at its
+    # start instead, its RCU grace period put the two 12-18 ms apart here
+    k.result(abs(bpf - mod) <= 0.01 * window,
+             "hotplug: bpf cpu1 busy + idle = the module's within 1%")
+    k.result(bpf <= window - 900_000_000,
+             "hotplug: the offline second is not booked")
+
+
 def iowstat_run(k):
     """iowstat --bpf -- CMD beside the module; the recording replays."""
     dev = iow.nullb(500_000)
@@ -394,7 +426,7 @@ def dmesg_clean(k, mark):
 def run(k, pair):
     before = module_delayed()
     for test in (agreement, conservation, ground_truth, contended,
-                 remote_wakeup, settled):
+                 remote_wakeup, settled, hotplug):
         try:
             test(k, pair)
         except Exception as e:  # a broken step fails, the rest still runs
@@ -428,7 +460,7 @@ def main():
     except Skip as e:
         print(f"1..0 # SKIP {e}")
         sys.exit(4)
-    k = iow.Ktap(29)
+    k = iow.Ktap(31)
     try:
         seeded(k, pair, sleepers)
     except Exception as e:  # a broken step fails, the rest still runs

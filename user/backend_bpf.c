@@ -61,6 +61,7 @@ struct bpf_row {
 	uint64_t k_idle, k_iowait, now;
 	struct k_view k_load;
 	int64_t nr_iowait;
+	unsigned int online;	/* 0 or 1; the sum row counts CPUs online */
 	uint64_t counters[IOWPROBE_BPF_C_NR];
 };
 
@@ -112,6 +113,8 @@ static int attach_all(struct iowprobe_bpf *s)
 		{ s->progs.iow_migrate,		&s->links.iow_migrate },
 		{ s->progs.iow_rq_complete,	&s->links.iow_rq_complete },
 		{ s->progs.iow_rq_requeue,	&s->links.iow_rq_requeue },
+		{ s->progs.iow_cpuhp_exit,	&s->links.iow_cpuhp_exit },
+		{ s->progs.iow_cpuhp_enter,	&s->links.iow_cpuhp_enter },
 		{ s->progs.iow_switch,		&s->links.iow_switch },
 		{ s->progs.iow_rq_issue,	&s->links.iow_rq_issue },
 	};
@@ -343,6 +346,7 @@ static int cpu_read(unsigned int i, const struct iowstat_snapshot *s,
 	peek(&r->all, &st.skel->bss->disk_clock, r->now);
 	peek(&r->iow, &c->mirror, r->now);
 	peek(&r->loc, &c->local, r->now);
+	r->online = r->all.online;
 	r->nr_iowait = iowprobe_cc_count(load_u64(&c->mirror.w)) +
 		       __atomic_load_n(&c->mirror.owed, __ATOMIC_RELAXED);
 	for (k = 0; k < IOWPROBE_BPF_C_NR; k++)
@@ -364,11 +368,11 @@ static void row_print(FILE *f, const struct bpf_row *r)
 	unsigned int k;
 
 	fprintf(f, " %" PRIu64 " %" PRIu64 " %" PRIu64 " %" PRIu64 " %"
-		PRIu64 " %" PRIu64 " %" PRIu64 " %" PRId64 " 1",
+		PRIu64 " %" PRIu64 " %" PRIu64 " %" PRId64 " %u",
 		(uint64_t)r->all.busy_ns, (uint64_t)r->all.idle_ns,
 		(uint64_t)r->iow.blk_any_ns, (uint64_t)r->loc.blk_any_ns,
 		(uint64_t)r->all.blk_any_ns, r->k_idle, r->k_iowait,
-		r->nr_iowait);
+		r->nr_iowait, r->online);
 	for (k = 0; k < IOWPROBE_BPF_C_NR; k++)
 		fprintf(f, " %" PRIu64, r->counters[k]);
 	fprintf(f, " %" PRIu64 " %" PRIu64 " %" PRIu64 "\n", r->now,
@@ -389,6 +393,7 @@ static void row_add(struct bpf_row *sum, const struct bpf_row *r)
 	sum->k_load.idle += r->k_load.idle;
 	sum->k_load.iowait += r->k_load.iowait;
 	sum->nr_iowait += r->nr_iowait;
+	sum->online += r->online;
 	for (k = 0; k < IOWPROBE_BPF_C_NR; k++)
 		sum->counters[k] += r->counters[k];
 	if (r->now > sum->now)

@@ -580,6 +580,68 @@ int BPF_PROG(iow_switch, bool preempt, struct task_struct *prev,
 	return 0;
 }
 
+/* cpu_set_online() - this CPU goes offline or comes back at @now */
+static __always_inline void cpu_set_online(struct iowprobe_bpf_cpu *c,
+					   __u64 now, int online)
+{
+	seq_bump(c);
+	iowprobe_acct_set_online(&c->all, now,
+				 acct_at(&c->all, &disk_clock, now), online);
+	iowprobe_acct_set_online(&c->iow, now,
+				 acct_at(&c->iow, &c->mirror, now), online);
+	iowprobe_acct_set_online(&c->loc, now,
+				 acct_at(&c->loc, &c->local, now), online);
+	seq_bump(c);
+}
+
+/*
+ * iow_cpuhp_enter, iow_cpuhp_exit - CPU hotplug: time accrues only while a
+ * CPU is online, as the module's hotplug callbacks have it
+ *
+ * CPUHP_AP_ACTIVE's step (sched_cpu_activate(), sched_cpu_deactivate())
+ * runs on the CPU itself, in its hotplug thread, so the owner CPU writes
+ * its own state, as everywhere else: the clock starts as that step begins
+ * a bring-up (its last step) and stops once it has ended a teardown (its
+ * first), after sched_cpu_deactivate()'s RCU grace period.
+ */
+static __always_inline bool hp_step(unsigned int cpu, int idx)
+{
+	return idx == bpf_core_enum_value(enum cpuhp_state, CPUHP_AP_ACTIVE) &&
+	       cpu == bpf_get_smp_processor_id();
+}
+
+SEC("tp_btf/cpuhp_enter")
+int BPF_PROG(iow_cpuhp_enter, unsigned int cpu, int target, int idx)
+{
+	struct iowprobe_bpf_cpu *c;
+
+	if (!hp_step(cpu, idx))
+		return 0;
+	c = cpu_state(cpu);
+	if (!c || !c->inited)
+		return 0;
+	c->going_down = target < idx;
+	if (!c->going_down)
+		cpu_set_online(c, bpf_ktime_get_ns(), 1);
+	return 0;
+}
+
+SEC("tp_btf/cpuhp_exit")
+int BPF_PROG(iow_cpuhp_exit, unsigned int cpu, int state, int idx, int ret)
+{
+	struct iowprobe_bpf_cpu *c;
+
+	if (!hp_step(cpu, idx))
+		return 0;
+	c = cpu_state(cpu);
+	if (!c || !c->going_down)
+		return 0;
+	c->going_down = 0;
+	if (!ret)	/* a failed step rolls back: still online */
+		cpu_set_online(c, bpf_ktime_get_ns(), 0);
+	return 0;
+}
+
 /* move() - 6.12: the load balancer moved a parked sleeper to @dest */
 static __always_inline void move(struct iowprobe_bpf_task *e, __u64 p,
 				 __u64 s, __u32 dest)

@@ -109,7 +109,8 @@ enum iowprobe_bpf_counter {
 
 /*
  * struct iowprobe_bpf_cpu - one CPU, an element of the mmapable "cpus" array
- * @seq:      odd while this CPU's sched_switch program writes the accts
+ * @seq:      odd while this CPU's programs (sched_switch, hotplug) write
+ *            the accts
  * @all:      busy and idle; its blk_any_ns is blk_any (fed the disk clock)
  * @iow:      its blk_any_ns is iowait (fed the mirror clock)
  * @loc:      its blk_any_ns is blk_local (fed the local requests clock);
@@ -117,13 +118,14 @@ enum iowprobe_bpf_counter {
  *            are kept (busy and idle time are @all's)
  * @inited:   this CPU has seen its first sched_switch: figures are valid
  * @idle_task: this CPU's idle task, once seen (a pointer, compared only)
+ * @going_down: a teardown's CPUHP_AP_ACTIVE step runs on this CPU
  * @mirror:   count clock of this CPU's nr_iowait mirror
  * @local:    count clock of the requests submitted from this CPU in flight
  *            (the count of both: cc_count(w) + owed)
  * @pending_mask, @pending: parked tasks (pointers), one bit per used slot
  * @counters: enum iowprobe_bpf_counter
  *
- * Everything up to @idle_task is written only by this CPU; the rest, on its
+ * Everything up to @going_down is written only by this CPU; the rest, on its
  * own cache lines, by any CPU with atomic operations.
  */
 struct iowprobe_bpf_cpu {
@@ -133,6 +135,7 @@ struct iowprobe_bpf_cpu {
 	struct iowprobe_acct loc;
 	__u64 inited;
 	__u64 idle_task;
+	__u64 going_down;
 	struct iowprobe_cc mirror __attribute__((aligned(64)));
 	struct iowprobe_cc local;
 	__u64 pending_mask;
