@@ -45,7 +45,8 @@ int iowprobe_acct_init(void)
 		raw_spin_lock_init(&cpu_state(cpu)->lock);
 		INIT_LIST_HEAD(&cpu_state(cpu)->pending);
 	}
-	ret = iowprobe_table_init(&iowprobe_tasks, "tasks", iowprobe_task_pool);
+	ret = iowprobe_table_init(&iowprobe_tasks, "tasks", iowprobe_task_pool,
+				  true);
 	if (ret)
 		free_percpu(iowprobe_cpus);
 	return ret;

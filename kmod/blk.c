@@ -165,7 +165,7 @@ int iowprobe_blk_init(void)
 	if (!devs)
 		return -ENOMEM;
 	ret = iowprobe_table_init(&requests, "requests",
-				  iowprobe_request_pool);
+				  iowprobe_request_pool, false);
 	if (ret) {
 		kfree(devs);
 		return ret;

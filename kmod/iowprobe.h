@@ -120,7 +120,7 @@ struct iowprobe_table {
 };
 
 int iowprobe_table_init(struct iowprobe_table *t, const char *name,
-			unsigned int size);
+			unsigned int size, bool keyed);
 void iowprobe_table_destroy(struct iowprobe_table *t);
 struct iowprobe_entry *iowprobe_entry_get(struct iowprobe_table *t);
 void iowprobe_entry_put(struct iowprobe_table *t, struct iowprobe_entry *e);

@@ -17,22 +17,29 @@
 
 #define IOWPROBE_MAX_LOCKS	1024
 
+/*
+ * iowprobe_table_init() - @size preallocated entries; @keyed: also the hash
+ * of iowprobe_table_add() and iowprobe_table_del(), which a table whose
+ * entries are kept elsewhere (blk.c's, per CPU) does without
+ */
 int iowprobe_table_init(struct iowprobe_table *t, const char *name,
-			unsigned int size)
+			unsigned int size, bool keyed)
 {
-	unsigned int nbuckets = roundup_pow_of_two(size);
+	unsigned int nbuckets = keyed ? roundup_pow_of_two(size) : 0;
 	unsigned int nlocks = min_t(unsigned int, nbuckets, IOWPROBE_MAX_LOCKS);
 	unsigned int i;
 
 	t->name = name;
 	t->size = size;
-	t->bits = ilog2(nbuckets);
+	t->bits = keyed ? ilog2(nbuckets) : 0;
 	t->lock_mask = nlocks - 1;
-	t->buckets = kvcalloc(nbuckets, sizeof(*t->buckets), GFP_KERNEL);
-	t->locks = kvcalloc(nlocks, sizeof(*t->locks), GFP_KERNEL);
+	t->buckets = keyed ? kvcalloc(nbuckets, sizeof(*t->buckets),
+				      GFP_KERNEL) : NULL;
+	t->locks = keyed ? kvcalloc(nlocks, sizeof(*t->locks), GFP_KERNEL) :
+			   NULL;
 	t->pool = kvcalloc(size, sizeof(*t->pool), GFP_KERNEL);
 	t->free = kvcalloc(size, sizeof(*t->free), GFP_KERNEL);
-	if (!t->buckets || !t->locks || !t->pool || !t->free) {
+	if ((keyed && (!t->buckets || !t->locks)) || !t->pool || !t->free) {
 		iowprobe_table_destroy(t);
 		return -ENOMEM;
 	}
