@@ -3,10 +3,12 @@
 # iowprobe - top-level wrapper (kbuild reads Kbuild, never this file)
 #
 #   make                 iowprobe.ko for $(KVER) and user/iowstat
-#   make modules-all     the module for both test kernels, side by side
-#   make check           deps, build, host tests, guest tests on 6.1 and 6.12
+#   make modules-all     the module for every test kernel (scripts/kernels),
+#                        side by side
+#   make check           deps, build, host tests, guest tests on every test
+#                        kernel
 #   make demo            boot the 6.1 test box, load, copy, watch
-#   make compare         dd copy + dbench on 6.1 and 6.12, report with
+#   make compare         dd copy + dbench on 6.1 and 7.3, report with
 #                        pictures (COMPARE_ARGS=--quick: the 3-minute one)
 #   make lint            checkpatch, sparse, shellcheck, man pages, versions
 #   make bench           what the probes cost, beside a floor module, --bpf
@@ -17,7 +19,8 @@
 #                        make dkms-remove undoes it
 
 CACHE ?= $(or $(IOWPROBE_CACHE),$(HOME)/.cache/iowprobe)
-TEST_KERNELS := 6.1 6.12
+# the kernel matrix: scripts/kernels
+TEST_KERNELS := $(shell scripts/kernels)
 # a test kernel's release, from the cache symlinks scripts/deps made
 kernel_release = $(notdir $(shell readlink $(CACHE)/kernels/$(1) 2>/dev/null))
 
@@ -56,13 +59,10 @@ all: modules user
 # under build/RELEASE so builds for different kernels never clobber each
 # other's objects
 define module_in
-	@test -f /lib/modules/$(1)/build/Makefile || { \
-		echo "no headers for kernel '$(1)': run sudo scripts/deps" >&2; \
-		exit 2; }
 	@mkdir -p $(BUILD)/$(1)$(2)/kmod
 	@cp -pu Kbuild $(BUILD)/$(1)$(2)/
 	@cp -pu kmod/*.c kmod/*.h $(BUILD)/$(1)$(2)/kmod/
-	$(MAKE) -C /lib/modules/$(1)/build M=$(CURDIR)/$(BUILD)/$(1)$(2) $(3) modules
+	scripts/kbuild $(1) $(CURDIR)/$(BUILD)/$(1)$(2) $(3) modules
 endef
 
 modules: $(KSRC)
@@ -101,7 +101,10 @@ guest-tests: modules-all modules-testing user guest-progs
 check:
 	@scripts/check
 
-demo: deps modules-all user
+# the demo needs only the 6.1 test kernel
+demo:
+	scripts/deps 6.1
+	$(MAKE) module-6.1 user
 	scripts/demo
 
 # the two classic kernel comparisons, one test box per kernel

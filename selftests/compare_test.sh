@@ -5,7 +5,7 @@
 # scripts/compare-check on the report it wrote
 #
 # usage: selftests/compare_test.sh [KERNEL...]
-#   KERNEL   test kernels to compare (default: 6.1 and 6.12)
+#   KERNEL   test kernels to compare (default: 6.1 and 7.3, as make compare)
 #
 # Runs on the host (it boots the test box once per kernel), after the
 # build: it needs the module for each kernel and user/iowstat.  The report
@@ -43,7 +43,7 @@ main() {
 	local t0=$SECONDS
 
 	KERNELS=("$@")
-	[ ${#KERNELS[@]} -gt 0 ] || KERNELS=(6.1 6.12)
+	[ ${#KERNELS[@]} -gt 0 ] || KERNELS=(6.1 7.3)
 	ktap_header
 	check_ready
 	cleanup_trap
