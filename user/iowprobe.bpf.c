@@ -193,6 +193,28 @@ static __always_inline bool task_in_iowait(struct task_struct *task)
 	return BPF_CORE_READ_BITFIELD(task, in_iowait);
 }
 
+/*
+ * on_rq and on_cpu are ints in 6.1, 6.12 and 6.18, u8 in 7.3.  CO-RE narrows
+ * a plain load only for an unsigned local field, and libbpf poisons the
+ * program otherwise: read them as bitfields, which reads the target's own
+ * width.  (BPF_CORE_READ() would read the local width, 4 bytes, past them.)
+ */
+static __always_inline unsigned int task_on_rq(struct task_struct *task)
+{
+	return BPF_CORE_READ_BITFIELD(task, on_rq);
+}
+
+/* the same, for a pointer that is only a number to the verifier */
+static __always_inline unsigned int task_on_rq_probed(struct task_struct *task)
+{
+	return BPF_CORE_READ_BITFIELD_PROBED(task, on_rq);
+}
+
+static __always_inline unsigned int task_on_cpu(struct task_struct *task)
+{
+	return BPF_CORE_READ_BITFIELD(task, on_cpu);
+}
+
 static __always_inline unsigned int task_state(struct task_struct *p)
 {
 	struct task_struct___old_state *old = (void *)p;
@@ -524,7 +546,7 @@ __noinline int reconcile(struct iowprobe_bpf_cpu *c, __u32 cpu, __u64 now,
 		if (!(READ_ONCE(c->pending_mask) & (1ULL << i)))
 			continue;
 		p = READ_ONCE(c->pending[i]);
-		if (!p || BPF_CORE_READ((struct task_struct *)p, on_rq))
+		if (!p || task_on_rq_probed((struct task_struct *)p))
 			continue;
 		e = bpf_map_lookup_elem(&tasks, &p);
 		if (!e)
@@ -563,7 +585,7 @@ int BPF_PROG(iow_switch, bool preempt, struct task_struct *prev,
 	was_idle = is_idle(c, prev);
 	idle = is_idle(c, next);
 	if (!preempt && task_in_iowait(prev))
-		v = iowprobe_switch_verdict(0, 1, prev->on_rq,
+		v = iowprobe_switch_verdict(0, 1, task_on_rq(prev),
 					    task_delayed(prev));
 	if (v == IOWPROBE_SW_NONE && was_idle == idle && c->inited &&
 	    !READ_ONCE(c->pending_mask))
@@ -740,7 +762,8 @@ static __always_inline bool seed_asleep(struct task_struct *p)
 {
 	unsigned int state = task_state(p);
 
-	return state != 0 && state != TASK_WAKING && !p->on_cpu && !p->on_rq;
+	return state != 0 && state != TASK_WAKING && !task_on_cpu(p) &&
+	       !task_on_rq(p);
 }
 
 /*
