@@ -2,9 +2,9 @@
 /*
  * acct.c - per-CPU time and the mirror of each CPU's nr_iowait
  *
- * The mirror follows the kernel's own rule (KERNEL-NOTES.md section 1): +1 on
- * the sleep CPU when a task with in_iowait leaves the runqueue, -1 on that
- * same CPU when try_to_wake_up() brings it back, whichever CPU wakes it.
+ * The mirror follows the kernel's own rule (doc/design.md#the-iowait-rule):
+ * +1 on the sleep CPU when a task with in_iowait leaves the runqueue, -1 on
+ * that same CPU when try_to_wake_up() brings it back, whichever CPU wakes it.
  * Every change closes the CPU's open segment first, so idle time is cut at
  * each change instead of being classified as a whole at its end.
  */

@@ -5,7 +5,8 @@
  *
  * Pure functions over plain structs: no locks, no allocation, no clock.  The
  * includer serialises calls per struct and passes the time in.  See
- * KERNEL-NOTES.md section 5 for the algorithm and its races.
+ * doc/design.md#the-algorithm for the algorithm and doc/design.md#races for
+ * its races.
  */
 #ifndef IOWPROBE_CORE_H
 #define IOWPROBE_CORE_H

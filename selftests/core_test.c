@@ -5,10 +5,11 @@
  * First the arithmetic of struct iowprobe_acct and struct iowprobe_gclock,
  * the latency slots and the verdict tables.  Then a model of kmod/acct.c:
  * a few CPUs and a task table, driven through the event orders of
- * KERNEL-NOTES.md sections 1 and 5.  The model's kernel half (k_*) keeps
- * nr_iowait by the kernel's own rule; its module half (mod_*) applies the
- * core's verdicts and actions exactly as acct.c does.  Every expected value
- * is worked out by hand in the comment above its test.
+ * doc/design.md#the-iowait-rule and doc/design.md#races.  The model's
+ * kernel half (k_*) keeps nr_iowait by the kernel's own rule; its module
+ * half (mod_*) applies the core's verdicts and actions exactly as acct.c
+ * does.  Every expected value is worked out by hand in the comment above
+ * its test.
  */
 #include <stdbool.h>
 #include <stdint.h>
@@ -742,8 +743,9 @@ static void mod_seed(struct model *m)
 }
 
 /*
- * The kernel half: nr_iowait by the kernel's rule (KERNEL-NOTES.md 1.1,
- * 1.2), with the module's probes called where the tracepoints fire.
+ * The kernel half: nr_iowait by the kernel's rule
+ * (doc/design.md#increment-and-decrement, doc/design.md#delayed-dequeue),
+ * with the module's probes called where the tracepoints fire.
  */
 
 /* k_block() - __block_task(): off the runqueue, +1 on @cpu if in_iowait */

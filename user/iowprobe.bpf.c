@@ -7,7 +7,7 @@
  * one load, where a plain raw_tp program pays a bpf_probe_read_kernel()
  * call for it.  They need the kernel BTF that CO-RE needs anyway.
  *
- * The same rules as the module (KERNEL-NOTES.md section 5, kmod/acct.c,
+ * The same rules as the module (doc/design.md#the-algorithm, kmod/acct.c,
  * kmod/blk.c) with the same core (iowprobe_core.h): the nr_iowait mirror
  * goes +1 on the sleep CPU when a task with in_iowait leaves the runqueue
  * (6.12: when a delayed dequeue is later found blocked), -1 on that CPU when
