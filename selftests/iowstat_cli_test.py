@@ -20,8 +20,9 @@ import sys
 import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import time  # noqa: E402
+
 import iowprobe as iow  # noqa: E402
-import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 FIX = os.path.join(HERE, "fixtures", "iowstat")
@@ -229,7 +230,6 @@ def expect_bad(path, err_re):
 
 @test
 def replay_truncated():
-    text = open(REC).read()
     expect_bad(damaged(lambda t: t[:len(t) * 3 // 4]),
                r"bad\.rec:\d+: sample 2: .*truncated")
 
@@ -358,7 +358,7 @@ def unprivileged():
 
 @test
 def err_bpf_not_built():
-    if built_with_bpf():	# then the error a user meets is permission
+    if built_with_bpf():  # then the error a user meets is permission
         kw = {"preexec_fn": unprivileged} if os.geteuid() == 0 else {}
         expect(run("--bpf", **kw), 2, r"^iowstat: --bpf: not permitted")
         return

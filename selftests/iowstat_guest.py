@@ -61,7 +61,7 @@ def beside_vmstat(k):
             subprocess.Popen(["taskset", "-c", "0", LOADGEN, "wdirect",
                               dev, "30"], stdout=subprocess.DEVNULL)]
     time.sleep(1.5)
-    os.sched_setaffinity(0, range(os.cpu_count()))	# samplers anywhere
+    os.sched_setaffinity(0, range(os.cpu_count()))  # samplers anywhere
     outs = ([], [])
     procs = [subprocess.Popen(cmd, stdout=subprocess.PIPE, text=True)
              for cmd in (["vmstat", "1", "6"], [IOWSTAT, "-n", "1", "6"])]
@@ -89,7 +89,7 @@ def beside_vmstat(k):
     # medians of the percentages within 3 points
     for col in ("bi", "bo"):
         ra = sum(r[col] for r in a) / sum(r["dt"] for r in a)
-        rb = sum(r[col] for r in b) / len(b)	# iowstat keeps to the second
+        rb = sum(r[col] for r in b) / len(b)  # iowstat keeps to the second
         k.diag(f"{col}: vmstat {ra:.0f}/s, iowstat {rb:.0f}/s")
         k.result(abs(ra - rb) <= max(2, 0.05 * ra),
                  f"vmstat: {col} rates agree within 5%")

@@ -554,6 +554,7 @@ def duplicated_headers():
             dup = "\n".join(lines[:i + 1] + [line] + lines[i + 1:])
             vs.append(Variant("line %d twice: %r" % (i + 1, line), dup))
     # in a file: the debugfs ABI line and column header, a CPU row, "cpu "
+
     def mutate(line, li, path):
         if line.startswith(("# iowprobe", "cpu ", "cpu0", "0 ")) or li == 2:
             return [line + "\n" + line]
