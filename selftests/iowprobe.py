@@ -1,8 +1,10 @@
 # SPDX-License-Identifier: GPL-2.0-only
 """Helpers for the tests: TAP and KTAP output, the debugfs files, workloads."""
 
+import collections
 import mmap
 import os
+import random
 import shutil
 import subprocess
 import sys
@@ -10,6 +12,10 @@ import time
 
 DEBUGFS = "/sys/kernel/debug/iowprobe"
 ABI_LINE = "# iowprobe abi 1"
+SCHEDSTAT = "/proc/schedstat"
+# /proc/schedstat versions whose cpuN line is known: 15 (6.1), 16 (6.12)
+# and 17 (7.3) print it alike and differ in the domain lines
+SCHEDSTAT_VERSIONS = (15, 16, 17)
 
 
 def run_tap(tests, tmp, setup=None):
@@ -46,7 +52,8 @@ def run_tap(tests, tmp, setup=None):
 
 
 class Ktap:
-    """KTAP output; the exit status follows kselftest (0 pass, 1 fail, 4 skip)."""
+    """KTAP output; the exit status follows kselftest (0 pass, 1 fail,
+    4 skip)."""
 
     def __init__(self, plan):
         self.n = 0
@@ -88,6 +95,17 @@ class Ktap:
         self.diag(f"{desc}: got {got:.0f} want {want:.0f} "
                   f"(error {pct:.3f}%, bound {bound:.0f})")
         return self.result(ok, desc)
+
+    def between(self, desc, got, lo, hi, rel=None, absolute=None):
+        """Check that got lies in [lo, hi], give or take rel * hi and/or
+        absolute: for a truth known only as a range."""
+        bound = max(rel * abs(hi) if rel is not None else 0,
+                    absolute if absolute is not None else 0)
+        err = max(lo - got, got - hi, 0)
+        pct = 100.0 * err / hi if hi else float("inf")
+        self.diag(f"{desc}: got {got:.0f} want {lo:.0f}..{hi:.0f} "
+                  f"(error {pct:.3f}%, bound {bound:.0f})")
+        return self.result(err <= bound, desc)
 
     def finish(self):
         passed = self.n - self.failed - self.skipped
@@ -167,24 +185,76 @@ def direct_reads(dev, seconds, bs=4096):
     runs, waits on its I/O or waits to run after a wakeup, so its iowait is
     wall - own CPU time - run delay.
     """
+    r = timed_reads(dev, seconds, bs)
+    return r.wall, r.cpu, r.n, r.delay
+
+
+Reads = collections.namedtuple("Reads", "wall cpu n delay busy")
+
+
+def timed_reads(dev, seconds, bs=4096, busy=None, spread=False):
+    """direct_reads() with more: busy (when given) is a function that
+    returns a CPU's run time so far, e.g. lambda: rq_cpu_time(1); it is
+    read right around the reads and its change is Reads.busy (else 0).
+    spread: read blocks in a random order, not one after the other, so
+    that no cache or read-ahead below the file serves them.
+
+    Returns Reads(wall, cpu, n, delay, busy), in ns but n."""
     fd = os.open(dev, os.O_RDONLY | os.O_DIRECT)
     buf = mmap.mmap(-1, bs)
-    size = os.lseek(fd, 0, os.SEEK_END)
+    blocks = os.lseek(fd, 0, os.SEEK_END) // bs
+    rnd = random.Random(blocks)
+    busy = busy or (lambda: 0)
     n = 0
-    d0 = run_delay()
-    c0 = time.thread_time_ns()
+    # The scheduler books a task's run when the task leaves the CPU: sleep
+    # first, and start the clock at once, so that the run booked at the
+    # first read is all inside the wall time.  The last run, from the last
+    # wakeup on, is not booked: it ends right after t1.
+    time.sleep(0.001)
     t0 = time.monotonic_ns()
+    c0 = time.thread_time_ns()
+    d0 = run_delay()
+    b0 = busy()
     end = t0 + int(seconds * 1e9)
     while True:
-        os.preadv(fd, [buf], (n * bs) % size)
+        block = rnd.randrange(blocks) if spread else n % blocks
+        os.preadv(fd, [buf], block * bs)
         n += 1
         if n % 8 == 0 and time.monotonic_ns() >= end:
             break
     t1 = time.monotonic_ns()
     c1 = time.thread_time_ns()
     d1 = run_delay()
+    b1 = busy()
     os.close(fd)
-    return t1 - t0, c1 - c0, n, d1 - d0
+    return Reads(t1 - t0, c1 - c0, n, d1 - d0, b1 - b0)
+
+
+def rq_cpu_time(cpu):
+    """ns CPU `cpu` ran tasks other than its idle task since boot:
+    rq_cpu_time, the 7th number of /proc/schedstat's cpuN line (kernels
+    with CONFIG_SCHEDSTATS).  Every task counts, kernel threads and on
+    PREEMPT_RT the threaded interrupt handlers too, so wall time minus its
+    change is the CPU's idle time.  A task's run is added when it leaves
+    the CPU: the caller's current run on `cpu` is not in it yet."""
+    with open(SCHEDSTAT) as f:
+        head = f.readline().split()
+        if head[:1] != ["version"] or \
+                int(head[1]) not in SCHEDSTAT_VERSIONS:
+            raise ValueError(f"{SCHEDSTAT}: unknown {' '.join(head)}")
+        for line in f:
+            if line.startswith(f"cpu{cpu} "):
+                return int(line.split()[7])
+    raise ValueError(f"cpu{cpu} not in {SCHEDSTAT}")
+
+
+def preempt_rt():
+    """True on a PREEMPT_RT kernel"""
+    try:
+        with open("/sys/kernel/realtime") as f:
+            return f.read().strip() == "1"
+    except OSError:
+        return "PREEMPT_RT" in os.uname().version
 
 
 def proc_stat_cpu(cpu):
@@ -203,3 +273,14 @@ def procs_blocked():
             if line.startswith("procs_blocked "):
                 return int(line.split()[1])
     raise ValueError("no procs_blocked in /proc/stat")
+
+
+def dmesg_bad(lines):
+    """The kernel log lines that fail a test: those holding a string of
+    dmesg_bad.txt (lockdep, KASAN, WARN, BUG, stalls, ...)."""
+    path = os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                        "dmesg_bad.txt")
+    with open(path) as f:
+        words = [w.rstrip("\n") for w in f
+                 if w.strip() and not w.startswith("#")]
+    return [ln for ln in lines if any(w in ln for w in words)]
