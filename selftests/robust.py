@@ -171,7 +171,9 @@ while True:
         reads += 1
         if text and not text.startswith("# iowprobe abi 1\n"):
             bad += 1
-    time.sleep(0.002)	# a moment with no file open, so rmmod can win
+    # a moment with no file open, so rmmod can win: four readers must all
+    # be in it at once, rarely so when a slow host stretches their reads
+    time.sleep(0.01)
 """
 
 
