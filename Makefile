@@ -7,6 +7,9 @@
 #                        side by side
 #   make check           deps, build, host tests, guest tests on every test
 #                        kernel
+#   make debug-kernel    build the 6.12 debug kernel (lockdep, KASAN, ...)
+#                        into the cache, once (scripts/debug-kernel)
+#   make check-debug     the whole guest suite on it, in one boot
 #   make demo            boot the 6.1 test box, load, copy, watch
 #   make compare         dd copy + dbench on 6.1 and 7.3, report with
 #                        pictures (COMPARE_ARGS=--quick: the 3-minute one)
@@ -50,7 +53,7 @@ DKMS_SRC ?= /usr/src/iowprobe-$(VERSION)
 
 .PHONY: all modules modules-all modules-testing user guest-progs check host-tests guest-tests demo \
 	lint clean deps install uninstall dkms-source dkms-install dkms-remove
-.PHONY: compare bench
+.PHONY: compare bench debug-kernel check-debug
 .DELETE_ON_ERROR:
 
 all: modules user
@@ -100,6 +103,15 @@ guest-tests: modules-all modules-testing user guest-progs
 
 check:
 	@scripts/check
+
+debug-kernel:
+	scripts/debug-kernel
+
+# the modules in a sub-make: their release comes from the cache link that
+# debug-kernel makes
+check-debug: debug-kernel user guest-progs
+	$(MAKE) module-6.12-debug module-testing-6.12-debug
+	scripts/guest-tests -k 6.12-debug
 
 # the demo needs only the 6.1 test kernel
 demo:

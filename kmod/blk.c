@@ -150,6 +150,31 @@ static __always_inline void busy_add(u16 dev, int delta, u64 now)
 	raw_spin_unlock(&busy_lock);
 }
 
+#ifdef IOWPROBE_TESTING
+/*
+ * iowprobe_blk_test_lock_order() - testing builds only: busy_lock, then
+ * this CPU's lock, the reverse of busy_add()'s order, for lockdep to
+ * report.  busy_add()'s own order is taken first, so that lockdep knows it
+ * without waiting for a request to start the clock.
+ */
+void iowprobe_blk_test_lock_order(void)
+{
+	struct iowprobe_cpu *c = get_cpu_ptr(iowprobe_cpus);
+	unsigned long flags;
+
+	raw_spin_lock_irqsave(&c->lock, flags);
+	raw_spin_lock(&busy_lock);
+	raw_spin_unlock(&busy_lock);
+	raw_spin_unlock_irqrestore(&c->lock, flags);
+
+	raw_spin_lock_irqsave(&busy_lock, flags);
+	raw_spin_lock(&c->lock);
+	raw_spin_unlock(&c->lock);
+	raw_spin_unlock_irqrestore(&busy_lock, flags);
+	put_cpu_ptr(iowprobe_cpus);
+}
+#endif
+
 /* iowprobe_blk_gclock() - the time any request was in flight, up to @now */
 u64 iowprobe_blk_gclock(u64 now)
 {

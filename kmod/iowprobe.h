@@ -183,6 +183,16 @@ void iowprobe_probes_status(struct seq_file *m);
 void iowprobe_debugfs_init(void);
 void iowprobe_debugfs_exit(void);
 
+/* testing.c, testing builds only: the deliberate bugs asked for at load */
+#ifdef IOWPROBE_TESTING
+void iowprobe_testing_run(void);
+void iowprobe_blk_test_lock_order(void);
+#else
+static inline void iowprobe_testing_run(void)
+{
+}
+#endif
+
 static inline u64 iowprobe_now(void)
 {
 	return ktime_get_mono_fast_ns();

@@ -64,6 +64,7 @@ static int __init iowprobe_init(void)
 		goto err_probes;
 	iowprobe_seed();
 	iowprobe_debugfs_init();	/* last: readers appear once data exists */
+	iowprobe_testing_run();
 	return 0;
 
 err_probes:
