@@ -63,8 +63,6 @@ struct iowprobe_dev {
 	atomic64_t lat[IOWPROBE_LAT_SLOTS];
 };
 
-enum { OP_OTHER, OP_READ, OP_WRITE };
-
 static struct iowprobe_table requests;
 static DEFINE_RAW_SPINLOCK(busy_lock);
 static struct busy_clock global;
@@ -245,11 +243,11 @@ static u8 op_of(struct request *rq)
 {
 	switch (req_op(rq)) {
 	case REQ_OP_READ:
-		return OP_READ;
+		return IOWPROBE_OP_READ;
 	case REQ_OP_WRITE:
-		return OP_WRITE;
+		return IOWPROBE_OP_WRITE;
 	default:
-		return OP_OTHER;
+		return IOWPROBE_OP_OTHER;
 	}
 }
 
@@ -329,9 +327,9 @@ static __always_inline void dev_done(const struct iowprobe_entry *e,
 		return;
 	d = &devs[e->rq.dev];
 	atomic64_inc(&d->requests);
-	if (e->rq.write == OP_READ)
+	if (e->rq.op == IOWPROBE_OP_READ)
 		atomic64_add(e->rq.bytes, &d->read_bytes);
-	if (e->rq.write == OP_WRITE)
+	if (e->rq.op == IOWPROBE_OP_WRITE)
 		atomic64_add(e->rq.bytes, &d->write_bytes);
 	atomic64_inc(&d->lat[iowprobe_lat_slot(now - e->rq.t_issue)]);
 }
@@ -346,9 +344,9 @@ static __always_inline void rq_end(struct iowprobe_cpu *c,
 	lfl_add(c, -1, now);
 	if (done) {
 		c->counters[IOWPROBE_C_rq_completed]++;
-		if (e->rq.write == OP_READ)
+		if (e->rq.op == IOWPROBE_OP_READ)
 			c->counters[IOWPROBE_C_read_bytes] += e->rq.bytes;
-		if (e->rq.write == OP_WRITE)
+		if (e->rq.op == IOWPROBE_OP_WRITE)
 			c->counters[IOWPROBE_C_write_bytes] += e->rq.bytes;
 		dev_done(e, now);
 	}
@@ -367,7 +365,7 @@ static __always_inline void rq_start(struct iowprobe_cpu *c,
 	e->key = rq;
 	e->rq.t_issue = now;
 	e->rq.bytes = blk_rq_bytes(rq);
-	e->rq.write = op_of(rq);
+	e->rq.op = op_of(rq);
 	e->rq.dev = dev;
 	hlist_add_head(&e->node, rq_bucket(c, rq));
 	lfl_add(c, 1, now);

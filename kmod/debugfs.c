@@ -12,6 +12,7 @@
 #include <linux/kernel_stat.h>
 #include <linux/seq_file.h>
 #include <linux/slab.h>
+#include <linux/stringify.h>
 #include <linux/tick.h>
 #include <linux/utsname.h>
 
@@ -25,13 +26,26 @@ struct kernel_view {
 	u64 t_iowait;
 };
 
-/* one line of the cpus file */
+/* one line of the cpus file, by enum iowprobe_col */
 struct cpu_row {
-	struct iowprobe_acct a;
-	struct kernel_view k;
-	u64 counters[IOWPROBE_C_NR];
-	u64 t;
-	struct kernel_view k_load;
+	u64 v[IOWPROBE_COL_NR];
+};
+
+static const char *const col_name[IOWPROBE_COL_NR] = {
+#define IOWPROBE_COL(name, kind)	__stringify(name),
+#include "iowprobe_cols.h"
+};
+
+static const u8 col_kind[IOWPROBE_COL_NR] = {
+#define IOWPROBE_COL(name, kind)	kind,
+#include "iowprobe_cols.h"
+};
+
+/* the column of each enum iowprobe_counter */
+static const u8 counter_col[IOWPROBE_C_NR] = {
+#define IOWPROBE_COL(name, kind)
+#define IOWPROBE_COUNTER(name)		IOWPROBE_COL_##name,
+#include "iowprobe_cols.h"
 };
 
 static struct dentry *dir;
@@ -59,60 +73,72 @@ static void kernel_view(int cpu, struct kernel_view *k)
 	k->k_iowait = iowait == -1ULL ? k->t_iowait : iowait * NSEC_PER_USEC;
 }
 
-static void view_add(struct kernel_view *sum, const struct kernel_view *k)
+/* row_read() - @cpu's line: the split, the kernel's view now and at load */
+static void row_read(int cpu, struct cpu_row *r)
 {
-	sum->k_idle += k->k_idle;
-	sum->k_iowait += k->k_iowait;
-	sum->t_idle += k->t_idle;
-	sum->t_iowait += k->t_iowait;
+	static const struct kernel_view none;
+	const struct kernel_view *l = at_load ? &at_load[cpu] : &none;
+	u64 counters[IOWPROBE_C_NR];
+	struct iowprobe_acct a;
+	struct kernel_view k;
+	u64 *v = r->v;
+	int i;
+
+	v[IOWPROBE_COL_now_ns] = iowprobe_cpu_read(cpu, &a, counters);
+	kernel_view(cpu, &k);
+	v[IOWPROBE_COL_busy_ns] = a.busy_ns;
+	v[IOWPROBE_COL_idle_ns] = a.idle_ns;
+	v[IOWPROBE_COL_iowait_ns] = a.iowait_ns;
+	v[IOWPROBE_COL_blk_local_ns] = a.blk_local_ns;
+	v[IOWPROBE_COL_blk_any_ns] = a.blk_any_ns;
+	v[IOWPROBE_COL_k_idle_ns] = k.k_idle;
+	v[IOWPROBE_COL_k_iowait_ns] = k.k_iowait;
+	v[IOWPROBE_COL_t_idle_ns] = k.t_idle;
+	v[IOWPROBE_COL_t_iowait_ns] = k.t_iowait;
+	v[IOWPROBE_COL_nr_iowait] = (s64)a.mirror;
+	v[IOWPROBE_COL_online] = a.online;
+	for (i = 0; i < IOWPROBE_C_NR; i++)
+		v[counter_col[i]] = counters[i];
+	/* no snapshot at load: the since-load figures read as since boot */
+	v[IOWPROBE_COL_k_idle_load_ns] = l->k_idle;
+	v[IOWPROBE_COL_k_iowait_load_ns] = l->k_iowait;
+	v[IOWPROBE_COL_t_idle_load_ns] = l->t_idle;
+	v[IOWPROBE_COL_t_iowait_load_ns] = l->t_iowait;
 }
 
 static void row_add(struct cpu_row *sum, const struct cpu_row *r)
 {
 	int i;
 
-	sum->a.busy_ns += r->a.busy_ns;
-	sum->a.idle_ns += r->a.idle_ns;
-	sum->a.iowait_ns += r->a.iowait_ns;
-	sum->a.blk_local_ns += r->a.blk_local_ns;
-	sum->a.blk_any_ns += r->a.blk_any_ns;
-	sum->a.mirror += r->a.mirror;
-	sum->a.online += r->a.online;
-	view_add(&sum->k, &r->k);
-	view_add(&sum->k_load, &r->k_load);
-	for (i = 0; i < IOWPROBE_C_NR; i++)
-		sum->counters[i] += r->counters[i];
-	sum->t = max(sum->t, r->t);
+	for (i = 0; i < IOWPROBE_COL_NR; i++)
+		sum->v[i] = iowprobe_col_combine(col_kind[i], sum->v[i],
+						 r->v[i]);
 }
 
 static void row_show(struct seq_file *m, const struct cpu_row *r)
 {
 	int i;
 
-	seq_printf(m, " %llu %llu %llu %llu %llu %llu %llu %llu %llu %d %u",
-		   r->a.busy_ns, r->a.idle_ns, r->a.iowait_ns,
-		   r->a.blk_local_ns, r->a.blk_any_ns, r->k.k_idle,
-		   r->k.k_iowait, r->k.t_idle, r->k.t_iowait, r->a.mirror,
-		   r->a.online);
-	for (i = 0; i < IOWPROBE_C_NR; i++)
-		seq_printf(m, " %llu", r->counters[i]);
-	seq_printf(m, " %llu %llu %llu %llu %llu\n", r->t, r->k_load.k_idle,
-		   r->k_load.k_iowait, r->k_load.t_idle, r->k_load.t_iowait);
+	for (i = 0; i < IOWPROBE_COL_NR; i++) {
+		if (col_kind[i] == IOWPROBE_LEVEL)
+			seq_printf(m, " %lld", (s64)r->v[i]);
+		else
+			seq_printf(m, " %llu", r->v[i]);
+	}
+	seq_putc(m, '\n');
 }
 
 static int cpus_show(struct seq_file *m, void *v)
 {
 	struct cpu_row r, sum = { 0 };
-	int cpu;
+	int cpu, i;
 
-	seq_puts(m, IOWPROBE_ABI_LINE "\n" IOWPROBE_CPUS_HEADER "\n");
+	seq_puts(m, IOWPROBE_ABI_LINE "\ncpu");
+	for (i = 0; i < IOWPROBE_COL_NR; i++)
+		seq_printf(m, " %s", col_name[i]);
+	seq_putc(m, '\n');
 	for_each_possible_cpu(cpu) {
-		r.t = iowprobe_cpu_read(cpu, &r.a, r.counters);
-		kernel_view(cpu, &r.k);
-		if (at_load)
-			r.k_load = at_load[cpu];
-		else	/* no snapshot: since-load figures read as since boot */
-			memset(&r.k_load, 0, sizeof(r.k_load));
+		row_read(cpu, &r);
 		seq_printf(m, "%d", cpu);
 		row_show(m, &r);
 		row_add(&sum, &r);

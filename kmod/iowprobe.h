@@ -35,19 +35,6 @@ enum iowprobe_event {
 /* hash buckets per CPU for its requests in flight */
 #define IOWPROBE_RQ_BITS	6
 
-/* per-CPU counters, in the order of IOWPROBE_CPUS_HEADER's columns */
-enum iowprobe_counter {
-	IOWPROBE_C_sleeps,
-	IOWPROBE_C_wakeups,
-	IOWPROBE_C_remote_dec_idle,
-	IOWPROBE_C_anomalies,
-	IOWPROBE_C_rq_issued,
-	IOWPROBE_C_rq_completed,
-	IOWPROBE_C_read_bytes,
-	IOWPROBE_C_write_bytes,
-	IOWPROBE_C_NR
-};
-
 /*
  * struct iowprobe_cpu - one CPU's state
  * @lock:     leaf lock over everything but @events; taken irqsave, because
@@ -95,7 +82,7 @@ struct iowprobe_entry {
 			u64 t_issue;
 			u32 bytes;
 			u16 dev;
-			u8 write;
+			u8 op;		/* enum iowprobe_op */
 		} rq;
 	};
 };

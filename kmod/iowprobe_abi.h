@@ -1,10 +1,16 @@
 /* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /*
- * iowprobe_abi.h - what the module and its readers agree on
+ * iowprobe_abi.h - what the module, the BPF backend and iowstat agree on
  *
- * The debugfs text format is versioned by IOWPROBE_ABI.  Columns may be
- * appended at the end of a header line without bumping it; renaming,
- * removing or reordering a column does bump it.
+ * The cpus file's columns are listed once, in iowprobe_cols.h: the
+ * module's and the BPF backend's printers, the counter enum both count
+ * into and iowstat's parser are all made from that list.  Adding a column
+ * is a line there plus its documentation (doc/abi.md and man/iowprobe.4,
+ * which make lint checks against the list).
+ *
+ * The text format is versioned by IOWPROBE_ABI.  Columns may be appended
+ * at the end of a table without bumping it; renaming, removing or
+ * reordering a column does bump it.
  */
 #ifndef IOWPROBE_ABI_H
 #define IOWPROBE_ABI_H
@@ -18,22 +24,74 @@
 #define IOWPROBE_LAT_SLOTS	40
 
 /*
- * The cpus file: the time columns, the kernel's view, then the per-CPU
- * counters (the module's enum iowprobe_counter follows this order), the
- * instant the row describes, and the kernel's view when the module was
- * loaded (so that a reader can put the kernel's since-boot figures on the
- * same since-load footing as the module's).
+ * The kind of a cpus column says who fills it, whether a reader
+ * may go without it, and how the "all" row combines the CPUs:
+ *   SPLIT    the exact split, ns since load; a reader needs it
+ *   KERNEL   the kernel's own idle/iowait (what /proc/stat prints), ns
+ *            since boot; a reader needs it
+ *   TICK     the tick-sampled kcpustat, ns since boot; the module only
+ *   LEVEL    a level, not a total: nr_iowait (signed: a wakeup seen
+ *            before its sleep leaves it below zero for a moment), online
+ *   COUNT    a per-CPU count (enum iowprobe_counter)
+ *   INSTANT  the instant the row describes, CLOCK_MONOTONIC ns; the
+ *            "all" row takes the latest, every other kind sums
+ *   KLOAD    a KERNEL column as it read at load (0 from old modules)
+ *   TLOAD    a TICK column as it read at load; the module only
  */
-#define IOWPROBE_CPUS_HEADER						\
-	"cpu busy_ns idle_ns iowait_ns blk_local_ns blk_any_ns "	\
-	"k_idle_ns k_iowait_ns t_idle_ns t_iowait_ns nr_iowait online "	\
-	"sleeps wakeups remote_dec_idle anomalies rq_issued rq_completed " \
-	"read_bytes write_bytes now_ns "				\
-	"k_idle_load_ns k_iowait_load_ns t_idle_load_ns t_iowait_load_ns"
+enum iowprobe_col_kind {
+	IOWPROBE_SPLIT,
+	IOWPROBE_KERNEL,
+	IOWPROBE_TICK,
+	IOWPROBE_LEVEL,
+	IOWPROBE_COUNT,
+	IOWPROBE_INSTANT,
+	IOWPROBE_KLOAD,
+	IOWPROBE_TLOAD,
+};
+
+/* the cpus columns, by position (iowprobe_cols.h) */
+enum iowprobe_col {
+#define IOWPROBE_COL(name, kind)	IOWPROBE_COL_##name,
+#include "iowprobe_cols.h"
+	IOWPROBE_COL_NR
+};
+
+/* the per-CPU counts, which the module and the BPF program keep */
+enum iowprobe_counter {
+#define IOWPROBE_COL(name, kind)
+#define IOWPROBE_COUNTER(name)	IOWPROBE_C_##name,
+#include "iowprobe_cols.h"
+	IOWPROBE_C_NR
+};
+
+/* whether the column needs the tick-sampled view, which --bpf has not */
+static inline int iowprobe_col_tick_only(enum iowprobe_col_kind kind)
+{
+	return kind == IOWPROBE_TICK || kind == IOWPROBE_TLOAD;
+}
+
+/* whether iowstat refuses a cpus file without the column */
+static inline int iowprobe_col_required(enum iowprobe_col_kind kind)
+{
+	return kind == IOWPROBE_SPLIT || kind == IOWPROBE_KERNEL;
+}
+
+/* how the "all" row combines the CPUs' values of the column */
+static inline unsigned long long
+iowprobe_col_combine(enum iowprobe_col_kind kind, unsigned long long sum,
+		     unsigned long long v)
+{
+	if (kind == IOWPROBE_INSTANT)
+		return v > sum ? v : sum;
+	return sum + v;
+}
 
 #define IOWPROBE_DEVICES_HEADER \
 	"device major:minor requests read_bytes write_bytes inflight busy_ns"
 
 #define IOWPROBE_LATENCY_HEADER	"device major:minor lo_ns hi_ns count"
+
+/* a request's direction, as the module and the BPF program record it */
+enum iowprobe_op { IOWPROBE_OP_OTHER, IOWPROBE_OP_READ, IOWPROBE_OP_WRITE };
 
 #endif /* IOWPROBE_ABI_H */

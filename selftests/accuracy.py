@@ -20,6 +20,9 @@ import iowprobe as iow  # noqa: E402
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 IOU_WAIT = os.path.join(HERE, "out", "iou_wait")
+# samples the nr_iowait mirror is compared over, quiet and contended
+MIRROR_SAMPLES = 20
+CONTENDED_SAMPLES = 10
 
 
 def load_module():
@@ -270,28 +273,52 @@ def misbooking(k):
 def mirror_vs_kernel(k):
     """Σ nr_iowait mirrors = /proc/stat procs_blocked under steady I/O."""
     dev = iow.nullb(100_000_000)
-    script = ("import sys; sys.path.insert(0, %r); import iowprobe as i; "
-              "i.direct_reads(%r, 6)" % (HERE, dev))
-    readers = [subprocess.Popen(["taskset", "-c", str(c), sys.executable,
-                                 "-c", script]) for c in (0, 1)]
-    time.sleep(1)
-    worst, samples = sample_mirror(4)
-    for r in readers:
-        r.wait()
+    readers = start_readers(dev)
+    worst, samples = sample_mirror(MIRROR_SAMPLES)
+    stop(readers)
     k.diag(f"{samples} samples, largest difference {worst}")
-    k.result(samples >= 20 and worst <= 1,
+    k.result(samples >= MIRROR_SAMPLES and worst <= 1,
              "mirror: all nr_iowait matches procs_blocked within 1")
     subprocess.run(["modprobe", "-r", "null_blk"], check=False)
 
 
-def sample_mirror(seconds):
-    """Largest distance of all nr_iowait from procs_blocked over `seconds`,
-    and the number of samples.  The two files cannot be read at one
-    instant: a sample counts only when procs_blocked read just before and
-    just after agree (a slow read can straddle several changes)."""
+def start_readers(dev, hog=False):
+    """A synchronous reader of dev on each CPU, until stop(); with hog, a
+    busy loop beside each.  Returns once every reader has read (python
+    starts slowly, most of all on a debug kernel)."""
+    script = ("import sys; sys.path.insert(0, %r); import iowprobe as i\n"
+              "i.direct_reads(%r, 0)\nprint('reading', flush=True)\n"
+              "while True: i.direct_reads(%r, 1)" % (HERE, dev, dev))
+    procs, readers = [], []
+    for c in (0, 1):
+        if hog:
+            procs.append(subprocess.Popen(["taskset", "-c", str(c), "sh",
+                                           "-c", "while :; do :; done"]))
+        readers.append(subprocess.Popen(["taskset", "-c", str(c),
+                                         sys.executable, "-c", script],
+                                        stdout=subprocess.PIPE, text=True))
+    for r in readers:
+        r.stdout.readline()
+    return procs + readers
+
+
+def stop(procs):
+    for p in procs:
+        p.kill()
+        p.wait()
+
+
+def sample_mirror(want, least=3, limit=60):
+    """Largest distance of all nr_iowait from procs_blocked over at least
+    `least` seconds and `want` samples (a slow kernel takes longer over
+    each), `limit` seconds at most, and the number of samples.  The two
+    files cannot be read at one instant: a sample counts only when
+    procs_blocked read just before and just after agree (a slow read can
+    straddle several changes)."""
     worst, samples = 0, 0
-    end = time.monotonic() + seconds
-    while time.monotonic() < end:
+    start = time.monotonic()
+    while time.monotonic() < start + limit and \
+            (samples < want or time.monotonic() < start + least):
         before = iow.procs_blocked()
         rows, _ = iow.read_cpus()
         after = iow.procs_blocked()
@@ -306,28 +333,17 @@ def contended(k):
     """Readers sharing their CPU with a hog: 6.12 delays their dequeues
     (EEVDF lag), and the mirror must still follow nr_iowait."""
     dev = iow.nullb(20_000_000)
-    script = ("import sys; sys.path.insert(0, %r); import iowprobe as i; "
-              "i.direct_reads(%r, 5)" % (HERE, dev))
-    procs = []
-    for c in (0, 1):
-        procs.append(subprocess.Popen(["taskset", "-c", str(c), "sh", "-c",
-                                       "while :; do :; done"]))
-        procs.append(subprocess.Popen(["taskset", "-c", str(c),
-                                       sys.executable, "-c", script]))
+    procs = start_readers(dev, hog=True)
     s0 = iow.read_status()
     time.sleep(0.5)
-    worst, samples = sample_mirror(3)
-    for p in procs[1::2]:
-        p.wait()
-    for p in procs[0::2]:
-        p.kill()
-        p.wait()
+    worst, samples = sample_mirror(CONTENDED_SAMPLES)
+    stop(procs)
     s1 = iow.read_status()
     parked = int(s1["delayed_parked"]) - int(s0["delayed_parked"])
     blocked = int(s1["delayed_blocked"]) - int(s0["delayed_blocked"])
     k.diag(f"contended: {samples} samples, largest difference {worst}; "
            f"delayed dequeues {parked}, found blocked later {blocked}")
-    k.result(samples >= 10 and worst <= 1,
+    k.result(samples >= CONTENDED_SAMPLES and worst <= 1,
              "contended: all nr_iowait matches procs_blocked within 1")
     if "sched_delayed" in open("/proc/kallsyms").read(0) or \
             os.uname().release >= "6.12":

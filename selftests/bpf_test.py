@@ -324,9 +324,10 @@ def remote_wakeup(k, pair):
 
 
 def start_sleepers():
-    """SEED_SLEEPERS readers asleep in iowait (one 6 s null_blk read each),
-    started before the BPF programs attach."""
-    dev = iow.nullb(6_000_000_000)
+    """SEED_SLEEPERS readers asleep in iowait (one 6 s null_blk read each,
+    longer where attaching is slower), started before the BPF programs
+    attach."""
+    dev = iow.nullb(6_000_000_000 * iow.SLOWDOWN)
     p = subprocess.Popen([LOADGEN, "sleepers", dev, str(SEED_SLEEPERS),
                           "1"], stdout=subprocess.DEVNULL)
     for _ in range(40):
@@ -461,6 +462,7 @@ def main():
                               text=True).stdout.splitlines())
     loaded = load_module()
     sleepers = start_sleepers()
+    attach = time.monotonic()
     try:
         pair = Pair()
     except Skip as e:
@@ -471,6 +473,7 @@ def main():
         k.result(False, f"--bpf attaches on a kernel with BTF: {e}")
         k.finish()
     k = iow.Ktap(31)
+    k.diag(f"--bpf attached in {time.monotonic() - attach:.1f} s")
     try:
         seeded(k, pair, sleepers)
     except Exception as e:  # a broken step fails, the rest still runs

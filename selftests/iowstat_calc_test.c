@@ -29,13 +29,13 @@ static void set_cpu(struct iowstat_snapshot *s, unsigned int i,
 	struct iowstat_cpu *c = &s->cpu[i];
 
 	c->present = true;
-	c->v[IOWSTAT_C_BUSY] = busy;
-	c->v[IOWSTAT_C_IDLE] = idle;
-	c->v[IOWSTAT_C_IOWAIT] = iow;
-	c->v[IOWSTAT_C_BLK_LOCAL] = bl;
-	c->v[IOWSTAT_C_BLK_ANY] = ba;
-	c->v[IOWSTAT_C_K_IDLE] = kidle;
-	c->v[IOWSTAT_C_K_IOWAIT] = kiow;
+	c->v[IOWPROBE_COL_busy_ns] = busy;
+	c->v[IOWPROBE_COL_idle_ns] = idle;
+	c->v[IOWPROBE_COL_iowait_ns] = iow;
+	c->v[IOWPROBE_COL_blk_local_ns] = bl;
+	c->v[IOWPROBE_COL_blk_any_ns] = ba;
+	c->v[IOWPROBE_COL_k_idle_ns] = kidle;
+	c->v[IOWPROBE_COL_k_iowait_ns] = kiow;
 	if (i + 1 > s->nr_cpus)
 		s->nr_cpus = i + 1;
 }
@@ -199,22 +199,22 @@ TEST_F(two, since_load_kernel_view)
 	struct cpu_row r;
 
 	set_cpu(self->b, 0, 2 * G, 2 * G, G, 0, 0, 1002 * G, 101 * G);
-	self->b->cpu[0].v[IOWSTAT_C_K_IDLE_LOAD] = 1000 * G;
-	self->b->cpu[0].v[IOWSTAT_C_K_IOWAIT_LOAD] = 100 * G;
+	self->b->cpu[0].v[IOWPROBE_COL_k_idle_load_ns] = 1000 * G;
+	self->b->cpu[0].v[IOWPROBE_COL_k_iowait_load_ns] = 100 * G;
 	delta_compute(NULL, self->b, self->d, NULL);
-	EXPECT_EQ(2 * G, self->d->cpu[0][IOWSTAT_C_K_IDLE]);
-	EXPECT_EQ(G, self->d->cpu[0][IOWSTAT_C_K_IOWAIT]);
-	EXPECT_EQ(0, self->d->cpu[0][IOWSTAT_C_K_IDLE_LOAD]);
+	EXPECT_EQ(2 * G, self->d->cpu[0][IOWPROBE_COL_k_idle_ns]);
+	EXPECT_EQ(G, self->d->cpu[0][IOWPROBE_COL_k_iowait_ns]);
+	EXPECT_EQ(0, self->d->cpu[0][IOWPROBE_COL_k_idle_load_ns]);
 	cpu_row_compute(self->d->cpu[0], &r);
 	EXPECT_EQ(5000, (int)(r.kidle * 100 + 0.5));
 	EXPECT_EQ(2500, (int)(r.kiowait * 100 + 0.5));
 
 	/* between two samples the load columns change nothing */
 	*self->a = *self->b;
-	self->b->cpu[0].v[IOWSTAT_C_K_IDLE] += G;
-	self->b->cpu[0].v[IOWSTAT_C_IDLE] += G;
+	self->b->cpu[0].v[IOWPROBE_COL_k_idle_ns] += G;
+	self->b->cpu[0].v[IOWPROBE_COL_idle_ns] += G;
 	delta_compute(self->a, self->b, self->d, NULL);
-	EXPECT_EQ(G, self->d->cpu[0][IOWSTAT_C_K_IDLE]);
+	EXPECT_EQ(G, self->d->cpu[0][IOWPROBE_COL_k_idle_ns]);
 }
 
 /* A CPU whose counters go back gives nothing for that interval, once. */
@@ -227,9 +227,9 @@ TEST_F(two, rebaseline)
 	set_cpu(self->b, 0, 11 * G, 11 * G, 6 * G, 0, 0, 10 * G, 5 * G);
 	set_cpu(self->b, 1, G, G, 0, 0, 0, 10 * G, 5 * G);
 	delta_compute(self->a, self->b, self->d, &rs);
-	EXPECT_EQ(G, self->d->cpu[0][IOWSTAT_C_BUSY]);
-	EXPECT_EQ(0, self->d->cpu[1][IOWSTAT_C_BUSY]);
-	EXPECT_EQ(0, self->d->cpu[1][IOWSTAT_C_IDLE]);
+	EXPECT_EQ(G, self->d->cpu[0][IOWPROBE_COL_busy_ns]);
+	EXPECT_EQ(0, self->d->cpu[1][IOWPROBE_COL_busy_ns]);
+	EXPECT_EQ(0, self->d->cpu[1][IOWPROBE_COL_idle_ns]);
 	EXPECT_EQ(2 * G, delta_total(self->d->all));
 	EXPECT_TRUE(rs.warned[1]);
 	EXPECT_FALSE(rs.warned[0]);
@@ -238,7 +238,7 @@ TEST_F(two, rebaseline)
 	set_cpu(self->a, 0, 11 * G, 11 * G, 6 * G, 0, 0, 10 * G, 5 * G);
 	set_cpu(self->b, 0, 12 * G, 12 * G, 7 * G, 0, 0, 11 * G, 4 * G);
 	delta_compute(self->a, self->b, self->d, &rs);
-	EXPECT_EQ(0, self->d->cpu[0][IOWSTAT_C_BUSY]);
+	EXPECT_EQ(0, self->d->cpu[0][IOWPROBE_COL_busy_ns]);
 	EXPECT_TRUE(rs.warned[0]);
 }
 

@@ -30,9 +30,9 @@ def timed_lines(proc, out):
 
 
 def table(lines):
-    """The data lines of a vmstat-style output as dicts, each with "dt",
-    the time since the previous data line arrived; the first line (since
-    boot) dropped."""
+    """The data lines of a vmstat-style output as dicts, each with "t",
+    its arrival time, and "dt", the time since the previous data line
+    arrived; the first line (since boot) dropped."""
     rows, last = [], None
     for t, line in lines:
         f = line.split()
@@ -40,50 +40,80 @@ def table(lines):
             continue
         if last is not None:
             row = dict(zip(VMSTAT_COLS, map(int, f)))
-            row["dt"] = t - last
+            row["t"], row["dt"] = t, t - last
             rows.append(row)
         last = t
     return rows
 
 
+def first_line_time(lines, limit=60):
+    """When the first data line of a timed_lines() output arrived, waiting
+    up to `limit` seconds for it; None if none came."""
+    end = time.monotonic() + limit
+    while time.monotonic() < end:
+        for t, line in list(lines):
+            if line.split()[:1] and line.split()[0].isdigit():
+                return t
+        time.sleep(0.05)
+    return None
+
+
+def start_sampler(cmd, out):
+    p = subprocess.Popen(cmd, stdout=subprocess.PIPE, text=True)
+    th = threading.Thread(target=timed_lines, args=(p, out))
+    th.start()
+    return p, th
+
+
 def beside_vmstat(k):
-    """vmstat 1 6 and iowstat -n 1 6 together under a steady load.
+    """vmstat 1 and iowstat -n 1 6 together under a steady load.
 
     vmstat 4.0.2 sleeps a full interval after its own work, so its lines
     come a little more than a second apart while iowstat keeps to the
-    second; rates are compared per second of real interval ("scaled")."""
+    second; rates are compared per second of real interval ("scaled").
+    vmstat runs first and on; its lines are taken from iowstat's first
+    one on, so that neither's start (seconds on a debug kernel) falls in
+    the other's window."""
     # steady: one synchronous reader and one writer, each on its CPU, both
     # on null_blk (fixed completion time; an emulated disk is bursty),
     # leaving the samplers room to wake on time
     dev = iow.nullb(1_000_000)
     load = [subprocess.Popen(["taskset", "-c", "1", LOADGEN, "direct", dev,
-                              "30"], stdout=subprocess.DEVNULL),
+                              str(60 * iow.SLOWDOWN)],
+                             stdout=subprocess.DEVNULL),
             subprocess.Popen(["taskset", "-c", "0", LOADGEN, "wdirect",
-                              dev, "30"], stdout=subprocess.DEVNULL)]
+                              dev, str(60 * iow.SLOWDOWN)],
+                             stdout=subprocess.DEVNULL)]
     time.sleep(1.5)
     os.sched_setaffinity(0, range(os.cpu_count()))  # samplers anywhere
     outs = ([], [])
-    procs = [subprocess.Popen(cmd, stdout=subprocess.PIPE, text=True)
-             for cmd in (["vmstat", "1", "6"], [IOWSTAT, "-n", "1", "6"])]
-    readers = [threading.Thread(target=timed_lines, args=(p, o))
-               for p, o in zip(procs, outs)]
-    for r in readers:
-        r.start()
-    for r, p in zip(readers, procs):
-        r.join()
-        p.wait()
+    vm, vm_th = start_sampler(["vmstat", "1"], outs[0])
+    first_line_time(outs[0])
+    io, io_th = start_sampler([IOWSTAT, "-n", "1", "6"], outs[1])
+    t0 = first_line_time(outs[1])
+    io_th.join()
+    io.wait()
+    time.sleep(1.5)             # vmstat's line that covers iowstat's last
+    vm.terminate()
+    vm_th.join()
+    vm.wait()
     for p in load:
         p.kill()
         p.wait()
     subprocess.run(["modprobe", "-r", "null_blk"])
-    a, b = table(outs[0]), table(outs[1])
-    k.result(len(a) == 5 and len(b) == 5 and procs[1].returncode == 0,
-             "vmstat: both printed 5 lines after the first")
+    # vmstat's intervals that start at most half a second before iowstat's
+    a = [r for r in table(outs[0])
+         if t0 is not None and r["t"] - r["dt"] >= t0 - 0.5][:5]
+    b = table(outs[1])
+    k.result(len(a) == 5 and len(b) == 5 and io.returncode == 0,
+             "vmstat: both printed 5 lines over the same seconds")
     if len(a) != 5 or len(b) != 5:
         return
     k.diag("real intervals: vmstat " +
            " ".join(f"{r['dt']:.2f}" for r in a) + "; iowstat " +
-           " ".join(f"{r['dt']:.2f}" for r in b))
+           " ".join(f"{r['dt']:.2f}" for r in b) +
+           f"; vmstat's first {a[0]['t'] - a[0]['dt'] - t0:+.2f} s "
+           "from iowstat's")
     # TCG makes the load bursty and the two samplers see it at different
     # phases: rates over the whole run (each sampler's own real time)
     # within 8%, and medians of the percentages within 5 points.  The
@@ -106,10 +136,13 @@ def beside_vmstat(k):
 
 
 def dd_under_iowstat(count):
-    """iowstat -o json -- taskset -c 1 dd ... count=N: (exit, host dict,
-    ns CPU 1 ran any task meanwhile)"""
+    """taskset -c 1 iowstat -o json -- dd ... count=N: (exit, host dict,
+    ns CPU 1 ran any task meanwhile).  iowstat is pinned, not dd alone:
+    all of dd's CPU time is then on CPU 1 (a taskset inside would run its
+    start on CPU 0, a tenth of a second on a debug kernel), and so is
+    iowstat's, which counts with the other tasks there."""
     busy = iow.rq_cpu_time(1)
-    r = subprocess.run([IOWSTAT, "-o", "json", "--", "taskset", "-c", "1",
+    r = subprocess.run(["taskset", "-c", "1", IOWSTAT, "-o", "json", "--",
                         "dd", "if=/dev/nullb0", "of=/dev/null", "bs=4k",
                         f"count={count}", "iflag=direct"],
                        capture_output=True, text=True)

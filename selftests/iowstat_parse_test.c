@@ -134,12 +134,12 @@ TEST_F(snap, cpus_by_column_name)
 
 	ASSERT_EQ(0, parse(debugfs_parse_cpus, t, self->s, &self->pe));
 	EXPECT_EQ(2, self->s->nr_cpus);
-	EXPECT_EQ(10, self->s->cpu[0].v[IOWSTAT_C_IDLE]);
-	EXPECT_EQ(20, self->s->cpu[0].v[IOWSTAT_C_BUSY]);
-	EXPECT_EQ(4, self->s->cpu[0].v[IOWSTAT_C_BLK_ANY]);
-	EXPECT_EQ(5, self->s->cpu[0].v[IOWSTAT_C_BLK_LOCAL]);
-	EXPECT_EQ(7, self->s->cpu[0].v[IOWSTAT_C_K_IDLE]);
-	EXPECT_EQ(-1, (int64_t)self->s->cpu[0].v[IOWSTAT_C_NR_IOWAIT]);
+	EXPECT_EQ(10, self->s->cpu[0].v[IOWPROBE_COL_idle_ns]);
+	EXPECT_EQ(20, self->s->cpu[0].v[IOWPROBE_COL_busy_ns]);
+	EXPECT_EQ(4, self->s->cpu[0].v[IOWPROBE_COL_blk_any_ns]);
+	EXPECT_EQ(5, self->s->cpu[0].v[IOWPROBE_COL_blk_local_ns]);
+	EXPECT_EQ(7, self->s->cpu[0].v[IOWPROBE_COL_k_idle_ns]);
+	EXPECT_EQ(-1, (int64_t)self->s->cpu[0].v[IOWPROBE_COL_nr_iowait]);
 	EXPECT_TRUE(self->s->have & HAVE_CPUS);
 }
 

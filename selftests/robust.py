@@ -156,6 +156,7 @@ D = "/sys/kernel/debug/iowprobe/"
 bad = 0
 reads = 0
 while True:
+    t0 = time.monotonic()
     for name in ("cpus", "status", "devices", "latency"):
         try:
             with open(D + name) as f:
@@ -169,11 +170,14 @@ while True:
                 continue
             raise
         reads += 1
+        if reads == 1:
+            print("reading", flush=True)
         if text and not text.startswith("# iowprobe abi 1\n"):
             bad += 1
     # a moment with no file open, so rmmod can win: four readers must all
-    # be in it at once, rarely so when a slow host stretches their reads
-    time.sleep(0.01)
+    # be in it at once, rarely so when a slow host or kernel stretches
+    # their reads, so the pause is as long as the reads were
+    time.sleep(max(0.01, time.monotonic() - t0))
 """
 
 
@@ -202,7 +206,8 @@ def readers_during_unload(k, dm):
     readers = [subprocess.Popen([sys.executable, "-c", READER],
                                 stdout=subprocess.PIPE, text=True)
                for _ in range(4)]
-    time.sleep(3)  # python starts slowly in the emulated box
+    for r in readers:  # python starts slowly, the more so on a debug kernel
+        r.stdout.readline()
     tries = rmmod_retry(limit=60)
     if not tries:  # do not leave the module loaded for the next tests
         for r in readers:

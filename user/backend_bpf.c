@@ -33,12 +33,6 @@
 #define BTF_PATH	"/sys/kernel/btf/vmlinux"
 #define RAW_PATH	"bpf/iowprobe/cpus"	/* replay: any path ending so */
 #define SEQ_TRIES	10000
-#define BPF_CPUS_HEADER							\
-	"cpu busy_ns idle_ns iowait_ns blk_local_ns blk_any_ns "	\
-	"k_idle_ns k_iowait_ns nr_iowait online sleeps wakeups "	\
-	"remote_dec_idle anomalies rq_issued rq_completed read_bytes "	\
-	"write_bytes now_ns k_idle_load_ns k_iowait_load_ns"
-
 /* the kernel's view of one CPU at attach */
 struct k_view {
 	uint64_t idle, iowait;
@@ -55,14 +49,24 @@ struct bpf_state {
 
 static struct bpf_state st;
 
-/* one row of the rendered cpus file */
-struct bpf_row {
+/* the accounts of one CPU as the program left them */
+struct bpf_copy {
 	struct iowprobe_acct all, iow, loc;
-	uint64_t k_idle, k_iowait, now;
-	struct k_view k_load;
-	int64_t nr_iowait;
-	unsigned int online;	/* 0 or 1; the sum row counts CPUs online */
-	uint64_t counters[IOWPROBE_BPF_C_NR];
+};
+
+/*
+ * one row of the rendered cpus file, by enum iowprobe_col; the columns of
+ * the tick-sampled view stay 0 and are not printed
+ */
+struct bpf_row {
+	uint64_t v[IOWPROBE_COL_NR];
+};
+
+/* the column of each enum iowprobe_counter */
+static const uint8_t counter_col[IOWPROBE_C_NR] = {
+#define IOWPROBE_COL(name, kind)
+#define IOWPROBE_COUNTER(name)		IOWPROBE_COL_##name,
+#include "iowprobe_cols.h"
 };
 
 static int libbpf_print(enum libbpf_print_level level, const char *fmt,
@@ -297,7 +301,7 @@ static int bpf_open(struct iowstat_backend *be)
  * while its sched_switch program writes, and changes around each write
  * Return: whether @c has started (its figures mean something).
  */
-static int cpu_copy(const struct iowprobe_bpf_cpu *c, struct bpf_row *r)
+static int cpu_copy(const struct iowprobe_bpf_cpu *c, struct bpf_copy *r)
 {
 	uint64_t s1, inited;
 	int i;
@@ -336,68 +340,76 @@ static int cpu_read(unsigned int i, const struct iowstat_snapshot *s,
 		    struct bpf_row *r)
 {
 	const struct iowprobe_bpf_cpu *c = &st.cpus[i];
+	uint64_t *v = r->v, now;
+	struct bpf_copy a;
 	unsigned int k;
 	int err;
 
-	err = cpu_copy(c, r);
+	err = cpu_copy(c, &a);
 	if (err)
 		return err;
-	r->now = mono_ns();
-	peek(&r->all, &st.skel->bss->disk_clock, r->now);
-	peek(&r->iow, &c->mirror, r->now);
-	peek(&r->loc, &c->local, r->now);
-	r->online = r->all.online;
-	r->nr_iowait = iowprobe_cc_count(load_u64(&c->mirror.w)) +
-		       __atomic_load_n(&c->mirror.owed, __ATOMIC_RELAXED);
-	for (k = 0; k < IOWPROBE_BPF_C_NR; k++)
-		r->counters[k] = load_u64(&c->counters[k]);
-	r->k_idle = 0;
-	r->k_iowait = 0;
+	memset(r, 0, sizeof(*r));
+	now = mono_ns();
+	peek(&a.all, &st.skel->bss->disk_clock, now);
+	peek(&a.iow, &c->mirror, now);
+	peek(&a.loc, &c->local, now);
+	v[IOWPROBE_COL_now_ns] = now;
+	v[IOWPROBE_COL_busy_ns] = a.all.busy_ns;
+	v[IOWPROBE_COL_idle_ns] = a.all.idle_ns;
+	v[IOWPROBE_COL_iowait_ns] = a.iow.blk_any_ns;
+	v[IOWPROBE_COL_blk_local_ns] = a.loc.blk_any_ns;
+	v[IOWPROBE_COL_blk_any_ns] = a.all.blk_any_ns;
+	v[IOWPROBE_COL_online] = a.all.online;
+	v[IOWPROBE_COL_nr_iowait] = iowprobe_cc_count(load_u64(&c->mirror.w)) +
+		__atomic_load_n(&c->mirror.owed, __ATOMIC_RELAXED);
+	for (k = 0; k < IOWPROBE_C_NR; k++)
+		v[counter_col[k]] = load_u64(&c->counters[k]);
 	if (i < s->nr_stat_cpus && s->stat_cpu[i].present) {
-		r->k_idle = s->stat_cpu[i].t[T_IDLE] * st.ns_per_tick;
-		r->k_iowait = s->stat_cpu[i].t[T_IOWAIT] * st.ns_per_tick;
+		v[IOWPROBE_COL_k_idle_ns] = s->stat_cpu[i].t[T_IDLE] *
+					    st.ns_per_tick;
+		v[IOWPROBE_COL_k_iowait_ns] = s->stat_cpu[i].t[T_IOWAIT] *
+					      st.ns_per_tick;
 	}
-	memset(&r->k_load, 0, sizeof(r->k_load));
-	if (st.k_load)
-		r->k_load = st.k_load[i];
+	if (st.k_load) {
+		v[IOWPROBE_COL_k_idle_load_ns] = st.k_load[i].idle;
+		v[IOWPROBE_COL_k_iowait_load_ns] = st.k_load[i].iowait;
+	}
 	return 0;
+}
+
+static void header_print(FILE *f)
+{
+	unsigned int k;
+
+	fputs(IOWPROBE_ABI_LINE "\ncpu", f);
+	for (k = 0; k < IOWPROBE_COL_NR; k++)
+		if (!iowprobe_col_tick_only(iowstat_col_kind[k]))
+			fprintf(f, " %s", iowstat_col_name[k]);
+	fputc('\n', f);
 }
 
 static void row_print(FILE *f, const struct bpf_row *r)
 {
 	unsigned int k;
 
-	fprintf(f, " %" PRIu64 " %" PRIu64 " %" PRIu64 " %" PRIu64 " %"
-		PRIu64 " %" PRIu64 " %" PRIu64 " %" PRId64 " %u",
-		(uint64_t)r->all.busy_ns, (uint64_t)r->all.idle_ns,
-		(uint64_t)r->iow.blk_any_ns, (uint64_t)r->loc.blk_any_ns,
-		(uint64_t)r->all.blk_any_ns, r->k_idle, r->k_iowait,
-		r->nr_iowait, r->online);
-	for (k = 0; k < IOWPROBE_BPF_C_NR; k++)
-		fprintf(f, " %" PRIu64, r->counters[k]);
-	fprintf(f, " %" PRIu64 " %" PRIu64 " %" PRIu64 "\n", r->now,
-		r->k_load.idle, r->k_load.iowait);
+	for (k = 0; k < IOWPROBE_COL_NR; k++) {
+		if (iowprobe_col_tick_only(iowstat_col_kind[k]))
+			continue;
+		if (iowstat_col_kind[k] == IOWPROBE_LEVEL)
+			fprintf(f, " %" PRId64, (int64_t)r->v[k]);
+		else
+			fprintf(f, " %" PRIu64, r->v[k]);
+	}
+	fputc('\n', f);
 }
 
 static void row_add(struct bpf_row *sum, const struct bpf_row *r)
 {
 	unsigned int k;
 
-	sum->all.busy_ns += r->all.busy_ns;
-	sum->all.idle_ns += r->all.idle_ns;
-	sum->iow.blk_any_ns += r->iow.blk_any_ns;
-	sum->loc.blk_any_ns += r->loc.blk_any_ns;
-	sum->all.blk_any_ns += r->all.blk_any_ns;
-	sum->k_idle += r->k_idle;
-	sum->k_iowait += r->k_iowait;
-	sum->k_load.idle += r->k_load.idle;
-	sum->k_load.iowait += r->k_load.iowait;
-	sum->nr_iowait += r->nr_iowait;
-	sum->online += r->online;
-	for (k = 0; k < IOWPROBE_BPF_C_NR; k++)
-		sum->counters[k] += r->counters[k];
-	if (r->now > sum->now)
-		sum->now = r->now;
+	for (k = 0; k < IOWPROBE_COL_NR; k++)
+		sum->v[k] = iowprobe_col_combine(iowstat_col_kind[k], sum->v[k],
+						 r->v[k]);
 }
 
 /* render() - the cpus file as the module prints it, minus t_* */
@@ -411,7 +423,7 @@ static int render(const struct iowstat_snapshot *s, char **buf, size_t *len)
 	f = open_memstream(buf, len);
 	if (!f)
 		return -ENOMEM;
-	fputs(IOWPROBE_ABI_LINE "\n" BPF_CPUS_HEADER "\n", f);
+	header_print(f);
 	for (i = 0; i < st.ncpus && !err; i++) {
 		err = cpu_read(i, s, &r);
 		if (err == -ENODATA) {	/* not started yet: left out */

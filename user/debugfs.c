@@ -28,17 +28,17 @@ struct cols {
 	unsigned int n;		/* columns after "cpu" */
 };
 
-static const char *const col_names[] = {
-#define IOWSTAT_COL_NAME(e, name, req)	name,
-	IOWSTAT_CPU_COLUMNS(IOWSTAT_COL_NAME)
-#undef IOWSTAT_COL_NAME
+const char *const iowstat_col_name[IOWPROBE_COL_NR] = {
+#define IOWPROBE_COL(name, kind)	STRINGIFY(name),
+#include "iowprobe_cols.h"
 };
 
-static const bool col_required[] = {
-#define IOWSTAT_COL_REQ(e, name, req)	req,
-	IOWSTAT_CPU_COLUMNS(IOWSTAT_COL_REQ)
-#undef IOWSTAT_COL_REQ
+const unsigned char iowstat_col_kind[IOWPROBE_COL_NR] = {
+#define IOWPROBE_COL(name, kind)	kind,
+#include "iowprobe_cols.h"
 };
+
+_Static_assert(IOWPROBE_COL_NR <= 64, "parse_header's mask has 64 bits");
 
 static int fail(struct parse_err *pe, unsigned int line, const char *why)
 {
@@ -53,8 +53,8 @@ static int col_lookup(struct span tok)
 {
 	unsigned int i;
 
-	for (i = 0; i < IOWSTAT_C_NR; i++)
-		if (span_eq(tok, col_names[i]))
+	for (i = 0; i < IOWPROBE_COL_NR; i++)
+		if (span_eq(tok, iowstat_col_name[i]))
 			return i;
 	return NO_COL;
 }
@@ -62,7 +62,8 @@ static int col_lookup(struct span tok)
 /* parse_header - map the header line's column names to our columns */
 static const char *parse_header(struct span line, struct cols *c)
 {
-	unsigned int found = 0, i;
+	unsigned long long found = 0;
+	unsigned int i;
 	struct span tok;
 	int col;
 
@@ -74,14 +75,15 @@ static const char *parse_header(struct span line, struct cols *c)
 			return "too many columns";
 		col = col_lookup(tok);
 		if (col != NO_COL) {
-			if (found & (1u << col))
+			if (found & (1ull << col))
 				return "duplicate column";
-			found |= 1u << col;
+			found |= 1ull << col;
 		}
 		c->map[c->n++] = col;
 	}
-	for (i = 0; i < IOWSTAT_C_NR; i++)
-		if (col_required[i] && !(found & (1u << i)))
+	for (i = 0; i < IOWPROBE_COL_NR; i++)
+		if (iowprobe_col_required(iowstat_col_kind[i]) &&
+		    !(found & (1ull << i)))
 			return "a required column is missing";
 	return NULL;
 }
@@ -90,7 +92,7 @@ static int parse_value(struct span tok, int col, uint64_t *v)
 {
 	int64_t sv;
 
-	if (col != IOWSTAT_C_NR_IOWAIT)
+	if (col < 0 || iowstat_col_kind[col] != IOWPROBE_LEVEL)
 		return parse_u64_span(tok, v);
 	if (parse_s64_span(tok, &sv))
 		return -EINVAL;

@@ -7,7 +7,6 @@
 #include "procfs.h"
 #include "snapshot.h"
 
-#define IOWPROBE_ABI_LINE	"# iowprobe abi 1"
 #define DEBUGFS_DEFAULT_ROOT	"/sys/kernel/debug"
 
 /* The parse error that means "not our ABI": callers word it specially. */

@@ -13,7 +13,7 @@
 
 uint64_t delta_total(const uint64_t *v)
 {
-	return v[IOWSTAT_C_BUSY] + v[IOWSTAT_C_IDLE];
+	return v[IOWPROBE_COL_busy_ns] + v[IOWPROBE_COL_idle_ns];
 }
 
 /*
@@ -28,20 +28,29 @@ double delta_pct(uint64_t num, uint64_t den)
 	return num >= den ? 100.0 : 100.0 * (double)num / (double)den;
 }
 
-/* went_back - the first monotonic column that decreased, or -1 */
+/*
+ * grows - the clocks that only ever grow, the split and the kernel's: a
+ * decrease means the module was reloaded or the kernel's clock was reset
+ */
+static bool grows(unsigned char kind)
+{
+	return kind == IOWPROBE_SPLIT || kind == IOWPROBE_KERNEL;
+}
+
+/* went_back - the first column that should only grow and decreased, or -1 */
 static int went_back(const struct iowstat_cpu *p, const struct iowstat_cpu *c)
 {
 	unsigned int i;
 
-	for (i = 0; i < IOWSTAT_C_NR; i++)
-		if ((IOWSTAT_MONOTONIC_MASK & (1u << i)) && c->v[i] < p->v[i])
+	for (i = 0; i < IOWPROBE_COL_NR; i++)
+		if (grows(iowstat_col_kind[i]) && c->v[i] < p->v[i])
 			return i;
 	return -1;
 }
 
 static void warn_rebase(unsigned int cpu, int col, struct rebase_state *rs)
 {
-	bool kernel = col == IOWSTAT_C_K_IDLE || col == IOWSTAT_C_K_IOWAIT;
+	bool kernel = col == IOWPROBE_COL_k_idle_ns || col == IOWPROBE_COL_k_iowait_ns;
 
 	if (!rs || rs->warned[cpu])
 		return;
@@ -53,8 +62,8 @@ static void warn_rebase(unsigned int cpu, int col, struct rebase_state *rs)
 
 static bool load_col(unsigned int k)
 {
-	return k == IOWSTAT_C_K_IDLE_LOAD || k == IOWSTAT_C_K_IOWAIT_LOAD ||
-	       k == IOWSTAT_C_T_IDLE_LOAD || k == IOWSTAT_C_T_IOWAIT_LOAD;
+	return iowstat_col_kind[k] == IOWPROBE_KLOAD ||
+	       iowstat_col_kind[k] == IOWPROBE_TLOAD;
 }
 
 /*
@@ -67,17 +76,17 @@ static uint64_t since_load(const struct iowstat_cpu *c, unsigned int k)
 	unsigned int base;
 
 	switch (k) {
-	case IOWSTAT_C_K_IDLE:
-		base = IOWSTAT_C_K_IDLE_LOAD;
+	case IOWPROBE_COL_k_idle_ns:
+		base = IOWPROBE_COL_k_idle_load_ns;
 		break;
-	case IOWSTAT_C_K_IOWAIT:
-		base = IOWSTAT_C_K_IOWAIT_LOAD;
+	case IOWPROBE_COL_k_iowait_ns:
+		base = IOWPROBE_COL_k_iowait_load_ns;
 		break;
-	case IOWSTAT_C_T_IDLE:
-		base = IOWSTAT_C_T_IDLE_LOAD;
+	case IOWPROBE_COL_t_idle_ns:
+		base = IOWPROBE_COL_t_idle_load_ns;
 		break;
-	case IOWSTAT_C_T_IOWAIT:
-		base = IOWSTAT_C_T_IOWAIT_LOAD;
+	case IOWPROBE_COL_t_iowait_ns:
+		base = IOWPROBE_COL_t_iowait_load_ns;
 		break;
 	default:
 		return c->v[k];
@@ -94,7 +103,7 @@ static void cpu_delta(const struct iowstat_snapshot *prev,
 	unsigned int k;
 	int col;
 
-	memset(out, 0, sizeof(uint64_t) * IOWSTAT_C_NR);
+	memset(out, 0, sizeof(uint64_t) * IOWPROBE_COL_NR);
 	if (!c->present || (p && !p->present))
 		return;		/* appeared now: baseline only */
 	col = p ? went_back(p, c) : -1;
@@ -102,9 +111,9 @@ static void cpu_delta(const struct iowstat_snapshot *prev,
 		warn_rebase(i, col, rs);
 		return;
 	}
-	for (k = 0; k < IOWSTAT_C_NR; k++) {
-		if (k == IOWSTAT_C_NR_IOWAIT || k == IOWSTAT_C_ONLINE)
-			out[k] = c->v[k];	/* gauges: the current value */
+	for (k = 0; k < IOWPROBE_COL_NR; k++) {
+		if (iowstat_col_kind[k] == IOWPROBE_LEVEL)
+			out[k] = c->v[k];	/* levels: the current value */
 		else if (load_col(k))
 			out[k] = 0;		/* a constant, not an amount */
 		else if (!p)
@@ -139,7 +148,7 @@ void delta_compute(const struct iowstat_snapshot *prev,
 	d->nr_cpus = cur->nr_cpus;
 	for (i = 0; i < cur->nr_cpus; i++) {
 		cpu_delta(prev, cur, i, d->cpu[i], rs);
-		for (k = 0; k < IOWSTAT_C_NR; k++)
+		for (k = 0; k < IOWPROBE_COL_NR; k++)
 			d->all[k] += d->cpu[i][k];
 	}
 	tick_delta(prev ? &prev->stat_all : NULL, &cur->stat_all, d->tick_all);
@@ -158,9 +167,9 @@ void delta_add(struct iowstat_delta *acc, const struct iowstat_delta *d)
 	if (d->nr_cpus > acc->nr_cpus)
 		acc->nr_cpus = d->nr_cpus;
 	for (i = 0; i < d->nr_cpus; i++)
-		for (k = 0; k < IOWSTAT_C_NR; k++)
+		for (k = 0; k < IOWPROBE_COL_NR; k++)
 			acc->cpu[i][k] += d->cpu[i][k];
-	for (k = 0; k < IOWSTAT_C_NR; k++)
+	for (k = 0; k < IOWPROBE_COL_NR; k++)
 		acc->all[k] += d->all[k];
 	for (i = 0; i < d->nr_cpus; i++)
 		for (k = 0; k < T_NR; k++)

@@ -10,8 +10,8 @@
 /* Per-CPU differences between two snapshots, never negative. */
 struct iowstat_delta {
 	unsigned int nr_cpus;
-	uint64_t cpu[IOWSTAT_MAX_CPUS][IOWSTAT_C_NR];
-	uint64_t all[IOWSTAT_C_NR];		/* sum over the CPUs */
+	uint64_t cpu[IOWSTAT_MAX_CPUS][IOWPROBE_COL_NR];
+	uint64_t all[IOWPROBE_COL_NR];		/* sum over the CPUs */
 	uint64_t tick[IOWSTAT_MAX_CPUS][T_NR];	/* /proc/stat cpuN */
 	uint64_t tick_all[T_NR];		/* /proc/stat cpu */
 };

@@ -21,39 +21,39 @@ struct prom_metric {
 static const struct prom_metric metrics[] = {
 	{ "iowprobe_cpu_busy_seconds_total",
 	  "Time a non-idle task ran on the CPU since iowprobe was loaded.",
-	  IOWSTAT_C_BUSY, true, false },
+	  IOWPROBE_COL_busy_ns, true, false },
 	{ "iowprobe_cpu_idle_seconds_total",
 	  "Time the CPU ran its idle task (iowait included).",
-	  IOWSTAT_C_IDLE, true, false },
+	  IOWPROBE_COL_idle_ns, true, false },
 	{ "iowprobe_cpu_iowait_seconds_total",
 	  "Exact idle time while a task that slept on this CPU waited for I/O.",
-	  IOWSTAT_C_IOWAIT, true, false },
+	  IOWPROBE_COL_iowait_ns, true, false },
 	{ "iowprobe_cpu_blk_local_seconds_total",
 	  "Idle time while a block request issued from this CPU was in flight.",
-	  IOWSTAT_C_BLK_LOCAL, true, false },
+	  IOWPROBE_COL_blk_local_ns, true, false },
 	{ "iowprobe_cpu_blk_any_seconds_total",
 	  "Idle time while any block request was in flight.",
-	  IOWSTAT_C_BLK_ANY, true, false },
+	  IOWPROBE_COL_blk_any_ns, true, false },
 	{ "iowprobe_kernel_idle_seconds_total",
 	  "The kernel's idle time (as in /proc/stat), read with the above.",
-	  IOWSTAT_C_K_IDLE, true, false },
+	  IOWPROBE_COL_k_idle_ns, true, false },
 	{ "iowprobe_kernel_iowait_seconds_total",
 	  "The kernel's iowait time (as in /proc/stat), read with the above.",
-	  IOWSTAT_C_K_IOWAIT, true, false },
+	  IOWPROBE_COL_k_iowait_ns, true, false },
 	{ "iowprobe_iowait_sleeps_total",
 	  "Sleeps in io_schedule() counted on this CPU.",
-	  IOWSTAT_C_SLEEPS, false, false },
+	  IOWPROBE_COL_sleeps, false, false },
 	{ "iowprobe_remote_wakeups_idle_total",
 	  "Wakeups from another CPU that hit this CPU idle (kernel misbooks).",
-	  IOWSTAT_C_REMOTE_DEC, false, false },
+	  IOWPROBE_COL_remote_dec_idle, false, false },
 	{ "iowprobe_nr_iowait",
 	  "Tasks that slept on this CPU and still wait for I/O.",
-	  IOWSTAT_C_NR_IOWAIT, false, true },
+	  IOWPROBE_COL_nr_iowait, false, true },
 };
 
 static void prom_value(FILE *f, uint64_t v, const struct prom_metric *m)
 {
-	if (m->gauge && m->col == IOWSTAT_C_NR_IOWAIT)
+	if (m->gauge && m->col == IOWPROBE_COL_nr_iowait)
 		fprintf(f, "%" PRId64 "\n", (int64_t)v);
 	else if (m->ns)
 		fprintf(f, "%" PRIu64 ".%09" PRIu64 "\n",

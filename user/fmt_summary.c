@@ -12,30 +12,24 @@
 #include "fmt.h"
 #include "util.h"
 
-/* the per-CPU columns the summary carries, and their names */
-static const struct {
-	enum iowstat_col col;
-	const char *name;
-} summary_cols[] = {
-	{ IOWSTAT_C_BUSY,	"busy_ns" },
-	{ IOWSTAT_C_IDLE,	"idle_ns" },
-	{ IOWSTAT_C_IOWAIT,	"iowait_ns" },
-	{ IOWSTAT_C_BLK_LOCAL,	"blk_local_ns" },
-	{ IOWSTAT_C_BLK_ANY,	"blk_any_ns" },
-	{ IOWSTAT_C_K_IDLE,	"k_idle_ns" },
-	{ IOWSTAT_C_K_IOWAIT,	"k_iowait_ns" },
-};
-
-#define NCOLS	ARRAY_SIZE(summary_cols)
+/*
+ * in_summary - the per-CPU columns the summary carries: the split and the
+ * kernel's view, under their cpus file names
+ */
+static bool in_summary(unsigned int col)
+{
+	return iowprobe_col_required(iowstat_col_kind[col]);
+}
 
 static void json_cpu(FILE *f, const char *cpu, const uint64_t *v, bool last)
 {
 	unsigned int i;
 
 	fprintf(f, "\t\t\t\t\t{\"cpu\": \"%s\"", cpu);
-	for (i = 0; i < NCOLS; i++)
-		fprintf(f, ", \"%s\": %" PRIu64, summary_cols[i].name,
-			v[summary_cols[i].col]);
+	for (i = 0; i < IOWPROBE_COL_NR; i++)
+		if (in_summary(i))
+			fprintf(f, ", \"%s\": %" PRIu64, iowstat_col_name[i],
+				v[i]);
 	fprintf(f, "}%s\n", last ? "" : ",");
 }
 
@@ -76,8 +70,9 @@ static void csv_row(FILE *f, const struct cmd_result *c, const char *cpu,
 	if (c->have_runq)
 		fprintf(f, "%" PRIu64, c->runq_ns);
 	fprintf(f, ",%d,%s", c->status, cpu);
-	for (i = 0; i < NCOLS; i++)
-		fprintf(f, ",%" PRIu64, v[summary_cols[i].col]);
+	for (i = 0; i < IOWPROBE_COL_NR; i++)
+		if (in_summary(i))
+			fprintf(f, ",%" PRIu64, v[i]);
 	fputc('\n', f);
 }
 
@@ -90,8 +85,9 @@ void fmt_csv_command(FILE *f, const struct cmd_result *c,
 	char id[16];
 
 	fputs("real_ns,user_us,sys_us,runq_ns,exit,cpu", f);
-	for (i = 0; i < NCOLS; i++)
-		fprintf(f, ",%s", summary_cols[i].name);
+	for (i = 0; i < IOWPROBE_COL_NR; i++)
+		if (in_summary(i))
+			fprintf(f, ",%s", iowstat_col_name[i]);
 	fputc('\n', f);
 	csv_row(f, c, "all", acc->all);
 	for (i = 0; i < acc->nr_cpus; i++) {

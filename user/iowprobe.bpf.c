@@ -154,9 +154,9 @@ static __always_inline struct iowprobe_bpf_cpu *cpu_state(__u32 cpu)
 }
 
 static __always_inline void count(struct iowprobe_bpf_cpu *c,
-				  enum iowprobe_bpf_counter n, __u64 v)
+				  enum iowprobe_counter n, __u64 v)
 {
-	if (n < IOWPROBE_BPF_C_NR)
+	if (n < IOWPROBE_C_NR)
 		__sync_fetch_and_add(&c->counters[n], v);
 }
 
@@ -165,7 +165,7 @@ static __always_inline void anomaly(__u32 cpu)
 	struct iowprobe_bpf_cpu *c = cpu_state(cpu);
 
 	if (c)
-		count(c, IOWPROBE_BPF_C_anomalies, 1);
+		count(c, IOWPROBE_C_anomalies, 1);
 }
 
 /*
@@ -463,10 +463,10 @@ static __always_inline void release(__u64 s, bool dec)
 	cc_add(&c->mirror, -1, bpf_ktime_get_ns());
 	if (!dec)
 		return;
-	count(c, IOWPROBE_BPF_C_wakeups, 1);
+	count(c, IOWPROBE_C_wakeups, 1);
 	/* racy read of the owner's flag: a diagnostic counter only */
 	if (cpu != bpf_get_smp_processor_id() && READ_ONCE(c->all.idle))
-		count(c, IOWPROBE_BPF_C_remote_dec_idle, 1);
+		count(c, IOWPROBE_C_remote_dec_idle, 1);
 }
 
 /*
@@ -525,7 +525,7 @@ static __always_inline void follow(struct iowprobe_bpf_cpu *c, __u32 cpu,
 		return;
 	}
 	cc_add(&c->mirror, 1, now);
-	count(c, IOWPROBE_BPF_C_sleeps, 1);
+	count(c, IOWPROBE_C_sleeps, 1);
 }
 
 /*
@@ -563,7 +563,7 @@ __noinline int reconcile(struct iowprobe_bpf_cpu *c, __u32 cpu, __u64 now,
 		return 0;
 	/* one clock update for all: they were all found at @now */
 	cc_add(&c->mirror, n, now);
-	count(c, IOWPROBE_BPF_C_sleeps, n);
+	count(c, IOWPROBE_C_sleeps, n);
 	__sync_fetch_and_add(&stats.delayed_blocked, n);
 	if (was_idle)	/* blocked remotely while we idled */
 		__sync_fetch_and_add(&stats.late_block, n);
@@ -822,11 +822,11 @@ static __always_inline __u8 rq_op(struct request *rq)
 {
 	switch (rq->cmd_flags & REQ_OP_MASK) {
 	case REQ_OP_READ:
-		return IOWPROBE_BPF_OP_READ;
+		return IOWPROBE_OP_READ;
 	case REQ_OP_WRITE:
-		return IOWPROBE_BPF_OP_WRITE;
+		return IOWPROBE_OP_WRITE;
 	default:
-		return IOWPROBE_BPF_OP_OTHER;
+		return IOWPROBE_OP_OTHER;
 	}
 }
 
@@ -884,11 +884,11 @@ static __always_inline void rq_end(__u64 info, bool done)
 	cc_add(&disk_clock, -1, now);
 	if (!done)
 		return;
-	count(c, IOWPROBE_BPF_C_rq_completed, 1);
-	if (iowprobe_bpf_rq_op(info) == IOWPROBE_BPF_OP_READ)
-		count(c, IOWPROBE_BPF_C_read_bytes, iowprobe_bpf_rq_bytes(info));
-	if (iowprobe_bpf_rq_op(info) == IOWPROBE_BPF_OP_WRITE)
-		count(c, IOWPROBE_BPF_C_write_bytes, iowprobe_bpf_rq_bytes(info));
+	count(c, IOWPROBE_C_rq_completed, 1);
+	if (iowprobe_bpf_rq_op(info) == IOWPROBE_OP_READ)
+		count(c, IOWPROBE_C_read_bytes, iowprobe_bpf_rq_bytes(info));
+	if (iowprobe_bpf_rq_op(info) == IOWPROBE_OP_WRITE)
+		count(c, IOWPROBE_C_write_bytes, iowprobe_bpf_rq_bytes(info));
 }
 
 /*
@@ -952,7 +952,7 @@ int BPF_PROG(iow_rq_issue, struct request *rq)
 	now = bpf_ktime_get_ns();
 	cc_add(&c->local, 1, now);
 	cc_add(&disk_clock, 1, now);
-	count(c, IOWPROBE_BPF_C_rq_issued, 1);
+	count(c, IOWPROBE_C_rq_issued, 1);
 	return 0;
 }
 

@@ -91,19 +91,6 @@ struct iowprobe_cc {
 	__s64 owed;
 };
 
-/* per-CPU counters, in the order of IOWPROBE_CPUS_HEADER's columns */
-enum iowprobe_bpf_counter {
-	IOWPROBE_BPF_C_sleeps,
-	IOWPROBE_BPF_C_wakeups,
-	IOWPROBE_BPF_C_remote_dec_idle,
-	IOWPROBE_BPF_C_anomalies,
-	IOWPROBE_BPF_C_rq_issued,
-	IOWPROBE_BPF_C_rq_completed,
-	IOWPROBE_BPF_C_read_bytes,
-	IOWPROBE_BPF_C_write_bytes,
-	IOWPROBE_BPF_C_NR
-};
-
 /* 6.12: delayed iowait sleepers parked per CPU until found blocked */
 #define IOWPROBE_BPF_PENDING	16
 
@@ -123,7 +110,7 @@ enum iowprobe_bpf_counter {
  * @local:    count clock of the requests submitted from this CPU in flight
  *            (the count of both: cc_count(w) + owed)
  * @pending_mask, @pending: parked tasks (pointers), one bit per used slot
- * @counters: enum iowprobe_bpf_counter
+ * @counters: enum iowprobe_counter
  *
  * Everything up to @going_down is written only by this CPU; the rest, on its
  * own cache lines, by any CPU with atomic operations.
@@ -140,7 +127,7 @@ struct iowprobe_bpf_cpu {
 	struct iowprobe_cc local;
 	__u64 pending_mask;
 	__u64 pending[IOWPROBE_BPF_PENDING];
-	__u64 counters[IOWPROBE_BPF_C_NR];
+	__u64 counters[IOWPROBE_C_NR];
 } __attribute__((aligned(64)));
 
 /*
@@ -175,9 +162,6 @@ static __always_inline __u32 iowprobe_bpf_slot(__u64 s)
 struct iowprobe_bpf_task {
 	__u64 state;
 };
-
-enum iowprobe_bpf_op { IOWPROBE_BPF_OP_OTHER, IOWPROBE_BPF_OP_READ,
-		       IOWPROBE_BPF_OP_WRITE };
 
 /*
  * struct iowprobe_bpf_rqs - a bucket of the requests table

@@ -114,7 +114,11 @@ static int take_proc(const struct proc_file *pf, struct iowstat_snapshot *s,
 /**
  * sample_take() - read every source once into @s and @raw (cleared first).
  * The backend is read right after /proc, so that the kernel's numbers
- * and the exact ones describe nearly the same instant.
+ * and the exact ones describe nearly the same instant.  The sample's
+ * clock is read last, just before the backend: the exact figures carry
+ * their own instants (now_ns), and a slow /proc read (a loaded or
+ * emulated machine can take a tenth of a second over it) must not sit
+ * between the two.
  * Return: 0 or -errno, with a message printed.
  */
 int sample_take(struct iowstat_backend *be, struct iowstat_snapshot *s,
@@ -125,15 +129,15 @@ int sample_take(struct iowstat_backend *be, struct iowstat_snapshot *s,
 
 	raw_clear(raw);
 	s->have = 0;
-	s->mono_ns = now_ns(CLOCK_MONOTONIC);
-	s->real_ns = now_ns(CLOCK_REALTIME);
-	raw->mono_ns = s->mono_ns;
-	raw->real_ns = s->real_ns;
 	for (i = 0; i < ARRAY_SIZE(proc_files); i++) {
 		err = take_proc(&proc_files[i], s, raw);
 		if (err)
 			return err;
 	}
+	s->mono_ns = now_ns(CLOCK_MONOTONIC);
+	s->real_ns = now_ns(CLOCK_REALTIME);
+	raw->mono_ns = s->mono_ns;
+	raw->real_ns = s->real_ns;
 	return be->read(be, s, raw);
 }
 

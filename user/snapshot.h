@@ -5,49 +5,18 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "iowprobe_abi.h"
+
 /* CPU ids at or above this are refused with a message, never dropped. */
 #define IOWSTAT_MAX_CPUS	1024
 
 /*
- * The columns of the debugfs "cpus" file (ABI 1) that iowstat uses, by
- * header name.  The file may carry more columns; they are ignored.
- * X(enum suffix, header name, must be present)
+ * The columns of the debugfs "cpus" file are the ABI table's (enum
+ * iowprobe_col, iowprobe_abi.h), found by header name: the file may carry
+ * more columns, which are ignored, and may lack the optional ones.
  */
-#define IOWSTAT_CPU_COLUMNS(X)					\
-	X(BUSY,		"busy_ns",		true)		\
-	X(IDLE,		"idle_ns",		true)		\
-	X(IOWAIT,	"iowait_ns",		true)		\
-	X(BLK_LOCAL,	"blk_local_ns",		true)		\
-	X(BLK_ANY,	"blk_any_ns",		true)		\
-	X(K_IDLE,	"k_idle_ns",		true)		\
-	X(K_IOWAIT,	"k_iowait_ns",		true)		\
-	X(T_IDLE,	"t_idle_ns",		false)		\
-	X(T_IOWAIT,	"t_iowait_ns",		false)		\
-	X(NR_IOWAIT,	"nr_iowait",		false)		\
-	X(ONLINE,	"online",		false)		\
-	X(SLEEPS,	"sleeps",		false)		\
-	X(WAKEUPS,	"wakeups",		false)		\
-	X(REMOTE_DEC,	"remote_dec_idle",	false)		\
-	X(ANOMALIES,	"anomalies",		false)		\
-	X(RQ_ISSUED,	"rq_issued",		false)		\
-	X(RQ_DONE,	"rq_completed",		false)		\
-	X(READ_BYTES,	"read_bytes",		false)		\
-	X(WRITE_BYTES,	"write_bytes",		false)		\
-	X(K_IDLE_LOAD,	"k_idle_load_ns",	false)		\
-	X(K_IOWAIT_LOAD, "k_iowait_load_ns",	false)		\
-	X(T_IDLE_LOAD,	"t_idle_load_ns",	false)		\
-	X(T_IOWAIT_LOAD, "t_iowait_load_ns",	false)
-
-#define IOWSTAT_COL_ENUM(e, name, req)	IOWSTAT_C_##e,
-enum iowstat_col { IOWSTAT_CPU_COLUMNS(IOWSTAT_COL_ENUM) IOWSTAT_C_NR };
-#undef IOWSTAT_COL_ENUM
-
-/* Columns that only ever grow; a decrease means re-baselining. */
-#define IOWSTAT_MONOTONIC_MASK					\
-	((1u << IOWSTAT_C_BUSY) | (1u << IOWSTAT_C_IDLE) |	\
-	 (1u << IOWSTAT_C_IOWAIT) | (1u << IOWSTAT_C_BLK_LOCAL) |	\
-	 (1u << IOWSTAT_C_BLK_ANY) | (1u << IOWSTAT_C_K_IDLE) |	\
-	 (1u << IOWSTAT_C_K_IOWAIT))
+extern const char *const iowstat_col_name[IOWPROBE_COL_NR];
+extern const unsigned char iowstat_col_kind[IOWPROBE_COL_NR];
 
 /*
  * One CPU of the backend (module or BPF): nanoseconds since load, but the
@@ -55,7 +24,7 @@ enum iowstat_col { IOWSTAT_CPU_COLUMNS(IOWSTAT_COL_ENUM) IOWSTAT_C_NR };
  * read at load (0 from a module that predates them).
  */
 struct iowstat_cpu {
-	uint64_t v[IOWSTAT_C_NR];	/* nr_iowait: (uint64_t) of an s64 */
+	uint64_t v[IOWPROBE_COL_NR];	/* LEVEL: (uint64_t) of an s64 */
 	bool present;
 };
 

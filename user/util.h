@@ -13,6 +13,10 @@
 #define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
 #endif
 
+/* STRINGIFY(x) - x as a string literal, after x's own expansion */
+#define STRINGIFY_(x)	#x
+#define STRINGIFY(x)	STRINGIFY_(x)
+
 /* A read-only window on a buffer that need not be NUL-terminated. */
 struct span {
 	const char *p;

@@ -64,14 +64,14 @@ bool cpu_sel_has(const struct cpu_sel *sel, unsigned int cpu)
 void cpu_row_compute(const uint64_t *d, struct cpu_row *r)
 {
 	uint64_t tot = delta_total(d);
-	uint64_t idle = d[IOWSTAT_C_IDLE], iow = d[IOWSTAT_C_IOWAIT];
+	uint64_t idle = d[IOWPROBE_COL_idle_ns], iow = d[IOWPROBE_COL_iowait_ns];
 
-	r->kidle = delta_pct(d[IOWSTAT_C_K_IDLE], tot);
-	r->kiowait = delta_pct(d[IOWSTAT_C_K_IOWAIT], tot);
+	r->kidle = delta_pct(d[IOWPROBE_COL_k_idle_ns], tot);
+	r->kiowait = delta_pct(d[IOWPROBE_COL_k_iowait_ns], tot);
 	r->xidle = delta_pct(idle > iow ? idle - iow : 0, tot);
 	r->xiowait = delta_pct(iow, tot);
-	r->xblk = delta_pct(d[IOWSTAT_C_BLK_LOCAL], tot);
-	r->xblkany = delta_pct(d[IOWSTAT_C_BLK_ANY], tot);
+	r->xblk = delta_pct(d[IOWPROBE_COL_blk_local_ns], tot);
+	r->xblkany = delta_pct(d[IOWPROBE_COL_blk_any_ns], tot);
 	r->err = r->kiowait - r->xiowait;
 }
 

@@ -205,9 +205,9 @@ void vmstat_exact(const struct iowstat_delta *d, unsigned long kernel_wa,
 {
 	uint64_t tot = delta_total(d->all);
 
-	x[X_WA] = pct_round(d->all[IOWSTAT_C_IOWAIT], tot);
-	x[X_BL] = pct_round(d->all[IOWSTAT_C_BLK_LOCAL], tot);
-	x[X_BA] = pct_round(d->all[IOWSTAT_C_BLK_ANY], tot);
+	x[X_WA] = pct_round(d->all[IOWPROBE_COL_iowait_ns], tot);
+	x[X_BL] = pct_round(d->all[IOWPROBE_COL_blk_local_ns], tot);
+	x[X_BA] = pct_round(d->all[IOWPROBE_COL_blk_any_ns], tot);
 	x[X_ERR] = (long)kernel_wa - x[X_WA];
 }
 
