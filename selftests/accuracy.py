@@ -25,13 +25,6 @@ MIRROR_SAMPLES = 20
 CONTENDED_SAMPLES = 10
 
 
-def load_module():
-    if os.path.isdir(iow.DEBUGFS):
-        return False
-    subprocess.run(["insmod", os.environ["IOWPROBE_KO"]], check=True)
-    return True
-
-
 def conservation(k):
     """busy + idle of every CPU = elapsed, within 0.1%, under load on CPU 0."""
     iow.pin(1)
@@ -385,7 +378,7 @@ def main():
     k = iow.Ktap(26)
     mark = len(subprocess.run(["dmesg"], capture_output=True,
                               text=True).stdout.splitlines())
-    loaded = load_module()
+    loaded = iow.load_module()
     for test in (conservation, ground_truth, plain_sleep, uring_no_disk,
                  uring_no_iowait, misbooking, mirror_vs_kernel, contended,
                  no_leaks):
@@ -394,7 +387,7 @@ def main():
         except Exception as e:  # a broken step fails, the rest still runs
             k.result(False, f"{test.__name__}: {e!r}")
     if loaded:
-        subprocess.run(["rmmod", "iowprobe"], check=False)
+        iow.unload_module()
     dmesg_clean(k, mark)
     k.finish()
 

@@ -54,7 +54,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 import iowprobe as iow  # noqa: E402
 
-PLAN = 4
+PLAN = 4  # the checks; each one skipped when there is no run
 FILE_MB = 64
 SECONDS = 3.0
 CPUACCT = "/sys/fs/cgroup/cpuacct/cpuacct.usage_percpu"
@@ -151,7 +151,7 @@ def check_env(iowstat):
     run_time_source()
 
 
-def run_iowstat(iowstat, path, cpu, work):
+def run_iowstat(k, iowstat, path, cpu, work):
     """iowstat --bpf -o json over the reader; (its JSON, the reader's)"""
     out = os.path.join(work, "reader.json")
     cmd = [iowstat, "--bpf", "-o", "json", "--", sys.executable,
@@ -162,7 +162,7 @@ def run_iowstat(iowstat, path, cpu, work):
         raise Skip(next(ln for ln in p.stderr.splitlines()
                         if "--bpf:" in ln))
     for line in p.stderr.splitlines():
-        print(f"# {line}")
+        k.diag(line)
     if p.returncode != 0:
         raise RuntimeError(f"iowstat exited {p.returncode}")
     cmd_json = json.loads(p.stdout)["sysstat"]["hosts"][0]["command"]
@@ -222,7 +222,7 @@ def main():
         return
     iowstat = sys.argv[1] if len(sys.argv) > 1 else \
         os.path.join(HERE, "..", "user", "iowstat")
-    k = iow.Ktap(PLAN)
+    k = iow.Ktap()
     try:
         check_env(iowstat)
         with tempfile.TemporaryDirectory(prefix="iowstat-bpf.",
@@ -232,7 +232,7 @@ def main():
             dev = os.stat(path).st_dev
             before = disk_reads(dev)
             try:
-                cmd, r = run_iowstat(iowstat, path, cpu, work)
+                cmd, r = run_iowstat(k, iowstat, path, cpu, work)
             except (RuntimeError, ValueError, OSError) as e:
                 k.result(False, f"iowstat --bpf -o json -- reader: {e}")
                 for _ in range(PLAN - 1):

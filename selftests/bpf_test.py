@@ -130,13 +130,6 @@ def bpf_at(s, cpu, col):
     return b1[col] + f * (b2[col] - b1[col])
 
 
-def load_module():
-    if os.path.isdir(iow.DEBUGFS):
-        return False
-    subprocess.run(["insmod", os.environ["IOWPROBE_KO"]], check=True)
-    return True
-
-
 def workload(dev, seconds):
     """Pinned O_DIRECT reads on CPU 1, ping-pong bursts on each CPU."""
     reader = subprocess.Popen([sys.executable, "-c",
@@ -460,7 +453,7 @@ def main():
         sys.exit(4)
     mark = len(subprocess.run(["dmesg"], capture_output=True,
                               text=True).stdout.splitlines())
-    loaded = load_module()
+    loaded = iow.load_module()
     sleepers = start_sleepers()
     attach = time.monotonic()
     try:
@@ -480,7 +473,7 @@ def main():
         k.result(False, f"seeded: {e!r}")
     run(k, pair)
     if loaded:
-        subprocess.run(["rmmod", "iowprobe"], check=False)
+        iow.unload_module()
     dmesg_clean(k, mark)
     k.finish()
 

@@ -1,6 +1,11 @@
 # SPDX-License-Identifier: GPL-2.0-only
-"""Helpers for the tests: TAP and KTAP output, the debugfs files, workloads."""
+"""Helpers for the tests and scripts/: TAP and KTAP output, iowstat
+recordings, the module, the debugfs files, workloads.
 
+The tests import it as `import iowprobe as iow` with their own folder on
+sys.path; scripts/ put selftests/ (next to them) there first."""
+
+import atexit
 import collections
 import gzip
 import mmap
@@ -54,34 +59,61 @@ def run_tap(tests, tmp, setup=None):
 
 class Ktap:
     """KTAP output; the exit status follows kselftest (0 pass, 1 fail,
-    4 skip)."""
+    4 skip).
 
-    def __init__(self, plan):
+    Ktap(n) prints the version line and the plan of n tests at once, then
+    each line as it comes.  Ktap() counts its own plan: it keeps the lines
+    and prints them at end(), after the version line and a plan of as
+    many tests as it saw (or at exit, should the program end without
+    end(); the missing Totals line then tells the runner)."""
+
+    def __init__(self, plan=None):
         self.n = 0
         self.failed = 0
         self.skipped = 0
-        print("KTAP version 1")
-        print(f"1..{plan}")
+        self.kept = None
+        if plan is None:
+            self.kept = []
+            atexit.register(self._flush)
+        else:
+            self._emit("KTAP version 1", f"1..{plan}")
+
+    @property
+    def passed(self):
+        return self.n - self.failed - self.skipped
+
+    def _emit(self, *lines):
+        if self.kept is not None:
+            self.kept.extend(lines)
+            return
+        for line in lines:
+            print(line)
         sys.stdout.flush()
+
+    def _flush(self):
+        """A counted plan: the version, the plan and the lines kept."""
+        if self.kept is None:
+            return
+        kept, self.kept = self.kept, None
+        self._emit("KTAP version 1", f"1..{self.n}", *kept)
 
     def diag(self, msg):
-        for line in str(msg).splitlines():
-            print(f"# {line}")
-        sys.stdout.flush()
+        self._emit(*(f"# {line}" for line in str(msg).splitlines()))
 
-    def result(self, ok, desc):
+    def result(self, ok, desc, diags=()):
+        """One test; diags (lines) are printed before its result."""
+        for d in diags:
+            self.diag(d)
         self.n += 1
         if not ok:
             self.failed += 1
-        print(f"{'ok' if ok else 'not ok'} {self.n} {desc}")
-        sys.stdout.flush()
+        self._emit(f"{'ok' if ok else 'not ok'} {self.n} {desc}")
         return ok
 
     def skip(self, desc, why):
         self.n += 1
         self.skipped += 1
-        print(f"ok {self.n} {desc} # SKIP {why}")
-        sys.stdout.flush()
+        self._emit(f"ok {self.n} {desc} # SKIP {why}")
 
     def within(self, desc, got, want, rel=None, absolute=None):
         """Check |got - want| against a relative and/or absolute bound."""
@@ -111,11 +143,98 @@ class Ktap:
                   f"(error {pct:.3f}%, bound {bound:.0f})")
         return self.result(err <= bound, desc)
 
+    def end(self, counts=False):
+        """Print what is kept and the Totals line (counts: then the
+        "N passed, N failed" line of scripts/*-check); the exit status."""
+        self._flush()
+        self._emit(f"# Totals: pass:{self.passed} fail:{self.failed} "
+                   f"xfail:0 xpass:0 skip:{self.skipped} error:0")
+        if counts:
+            self._emit(f"{self.passed} passed, {self.failed} failed")
+        return 1 if self.failed else (4 if self.skipped == self.n else 0)
+
     def finish(self):
-        passed = self.n - self.failed - self.skipped
-        print(f"# Totals: pass:{passed} fail:{self.failed} "
-              f"xfail:0 xpass:0 skip:{self.skipped} error:0")
-        sys.exit(1 if self.failed else (4 if self.skipped == self.n else 0))
+        """end(), then exit with its status."""
+        sys.exit(self.end())
+
+
+def parse_recording(data, name="recording"):
+    """An iowstat --record file (its bytes or text; see user/replay.c):
+
+      {"head": the text before the first @sample (magic, @meta lines),
+       "meta": {key: value} of the @meta lines, values as text,
+       "samples": [{"n", "mono", "real": the @sample line's numbers,
+                    "files": {path: text of each @file, in order},
+                    "text": the sample as recorded, @sample to @end}],
+       "cmd": the @cmd line as {"status", "wall_ns", "user_us",
+              "sys_us"} (and "runq_ns" when recorded), or None,
+       "tail": the text after the last sample's @end line}
+
+    so head + the samples' text + tail is a well-formed file.  A sample
+    without its @end line (the file ends first) is left out; lines it does
+    not know are skipped.  ValueError when the last line has no newline, on
+    an @file outside a sample and on an @cmd line of fewer than four
+    numbers."""
+    if isinstance(data, str):
+        data = data.encode()
+    rec = {"head": None, "meta": {}, "samples": [], "cmd": None}
+    pos, cur, start, done = 0, None, 0, 0
+    while pos < len(data):
+        nl = data.find(b"\n", pos)
+        if nl < 0:
+            raise ValueError(f"{name}: truncated")
+        line = data[pos:nl].decode()
+        here, pos = pos, nl + 1
+        if line.startswith("@meta "):
+            key, _, value = line[6:].partition(" ")
+            rec["meta"][key] = value
+        elif line.startswith("@sample "):
+            if rec["head"] is None:
+                rec["head"] = data[:here].decode()
+            _, n, mono, real = line.split()
+            cur, start = {"n": int(n), "mono": int(mono),
+                          "real": int(real), "files": {}}, here
+        elif line.startswith("@file "):
+            if cur is None:
+                raise ValueError(f"{name}: @file outside a sample")
+            path, size = line[6:].rsplit(" ", 1)
+            size = int(size)
+            cur["files"][path] = data[pos:pos + size].decode()
+            pos += size + 1
+        elif line.startswith("@end ") and cur is not None:
+            cur["text"] = data[start:pos].decode()
+            rec["samples"].append(cur)
+            cur, done = None, pos
+        elif line.startswith("@cmd "):
+            f = [int(x) for x in line.split()[1:6]]
+            if len(f) < 4:
+                raise ValueError(f"{name}: bad @cmd line")
+            rec["cmd"] = dict(zip(("status", "wall_ns", "user_us", "sys_us",
+                                   "runq_ns"), f))
+    if rec["head"] is None:
+        rec["head"] = data.decode()
+    rec["tail"] = data[done:].decode() if rec["samples"] else ""
+    return rec
+
+
+def read_recording(path):
+    """parse_recording() of the file at path."""
+    with open(path, "rb") as f:
+        return parse_recording(f.read(), path)
+
+
+def load_module():
+    """insmod $IOWPROBE_KO unless iowprobe is loaded: True when it was
+    loaded here (then unload_module() at the end)."""
+    if os.path.isdir(DEBUGFS):
+        return False
+    subprocess.run(["insmod", os.environ["IOWPROBE_KO"]], check=True)
+    return True
+
+
+def unload_module():
+    """rmmod iowprobe; a failure is not an error here."""
+    subprocess.run(["rmmod", "iowprobe"], check=False)
 
 
 def read_table(name):

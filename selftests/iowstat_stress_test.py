@@ -68,27 +68,11 @@ class Rec:
     """A recording: preamble lines, samples of (path, bytes) files, @cmd."""
 
     def __init__(self, text):
-        i = text.index("@sample ")
-        self.head = text[:i]
-        self.samples = []
-        self.cmd = ""
-        body = text[i:]
-        while body.startswith("@sample "):
-            eol = body.index("\n")
-            _, n, mono, real = body[:eol].split()
-            s = {"n": int(n), "mono": int(mono), "real": int(real),
-                 "files": []}
-            body = body[eol + 1:]
-            while body.startswith("@file "):
-                eol = body.index("\n")
-                path, size = body[6:eol].rsplit(" ", 1)
-                size = int(size)
-                s["files"].append([path, body[eol + 1:eol + 1 + size]])
-                body = body[eol + 1 + size + 1:]
-            eol = body.index("\n")
-            body = body[eol + 1:]
-            self.samples.append(s)
-        self.cmd = body
+        rec = iow.parse_recording(text)
+        self.head, self.cmd = rec["head"], rec["tail"]
+        self.samples = [{"n": s["n"], "mono": s["mono"], "real": s["real"],
+                         "files": [[p, b] for p, b in s["files"].items()]}
+                        for s in rec["samples"]]
 
     def copy(self):
         r = Rec.__new__(Rec)

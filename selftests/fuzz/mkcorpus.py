@@ -13,6 +13,9 @@ import shutil
 import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(HERE, ".."))
+import iowprobe as iow  # noqa: E402
+
 REC = os.path.join(HERE, "..", "fixtures", "iowstat", "basic.rec")
 
 # selector bytes of fuzz_procfs.c
@@ -40,34 +43,6 @@ ARGS = [
 ]
 
 
-def samples(text):
-    """basic.rec as (header lines, [sample text, ...])"""
-    i = text.index("@sample ")
-    head, body = text[:i], text[i:]
-    out = []
-    while body:
-        j = body.index("@end ")
-        j = body.index("\n", j) + 1
-        out.append(body[:j])
-        body = body[j:]
-    return head, out
-
-
-def files(sample):
-    """the (path, bytes) of every @file in one sample"""
-    out = []
-    pos = 0
-    while True:
-        i = sample.find("@file ", pos)
-        if i < 0:
-            return out
-        eol = sample.index("\n", i)
-        path, n = sample[i + 6:eol].rsplit(" ", 1)
-        body = sample[eol + 1:eol + 1 + int(n)]
-        out.append((path, body))
-        pos = eol + 1 + int(n) + 1
-
-
 def write(d, name, data):
     os.makedirs(d, exist_ok=True)
     with open(os.path.join(d, name), "wb") as f:
@@ -77,13 +52,14 @@ def write(d, name, data):
 def main():
     out = sys.argv[1] if len(sys.argv) > 1 else os.path.join(HERE, "corpus")
     text = open(REC).read()
-    head, smp = samples(text)
+    rec = iow.parse_recording(text, REC)
+    head, smp = rec["head"], [s["text"] for s in rec["samples"]]
     for t in ("procfs", "cpus", "replay", "numbers"):
         shutil.rmtree(os.path.join(out, t), ignore_errors=True)
 
     seen = set()
-    for n, s in enumerate(smp):
-        for path, body in files(s):
+    for n, s in enumerate(rec["samples"]):
+        for path, body in s["files"].items():
             if body in seen:
                 continue
             seen.add(body)
