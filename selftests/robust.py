@@ -287,6 +287,19 @@ def hotplug(k, dm):
     dm.check(k, "hotplug")
 
 
+def pools_overflowed(limit):
+    """status once both pools have overflowed, or after limit seconds: the
+    40 sleepers take a while to start, longest on a debug kernel"""
+    end = time.monotonic() + limit
+    while True:
+        st = iow.read_status()
+        if (int(st["task_pool_exhausted"]) > 0 and
+                int(st["request_pool_exhausted"]) > 0) or \
+                time.monotonic() >= end:
+            return st
+        time.sleep(0.1)
+
+
 def exhaustion(k, dm):
     """Pools of 16 against 40 sleepers: counted, marked, exact after."""
     bad = insmod("tasks=8")
@@ -300,9 +313,9 @@ def exhaustion(k, dm):
         k.result(False, "exhaustion: insmod tasks=16 requests=16")
         return
     dev = iow.nullb(20_000_000)
-    load = background([LOADGEN, "sleepers", dev, "40", "3"])
-    time.sleep(2)
-    during = iow.read_status()
+    load = background([LOADGEN, "sleepers", dev, "40",
+                       str(3 * iow.SLOWDOWN)])
+    during = pools_overflowed(2 * iow.SLOWDOWN)
     for p in load:		# its 40 children end by themselves
         p.wait()
     time.sleep(0.5)
