@@ -20,6 +20,8 @@
 #                        PREFIX, KVER); make uninstall undoes it
 #   make dkms-install    sources into /usr/src, dkms add + install for KVER;
 #                        make dkms-remove undoes it
+#   make deb             iowprobe-dkms and iowstat .debs in build/deb/
+#                        (debian/; scripts/deb-check lints and checks them)
 
 CACHE ?= $(or $(IOWPROBE_CACHE),$(HOME)/.cache/iowprobe)
 # the kernel matrix: scripts/kernels
@@ -52,7 +54,7 @@ MODDEST = $(DESTDIR)/lib/modules/$(KVER)/$(INSTALL_MOD_DIR)
 DKMS_SRC ?= /usr/src/iowprobe-$(VERSION)
 
 .PHONY: all modules modules-all modules-testing user guest-progs check host-tests guest-tests demo \
-	lint clean deps install uninstall dkms-source dkms-install dkms-remove
+	lint clean deps install uninstall dkms-source dkms-install dkms-remove deb
 .PHONY: compare bench debug-kernel check-debug
 .DELETE_ON_ERROR:
 
@@ -173,6 +175,27 @@ dkms-remove:
 		dkms remove -m iowprobe -v $(VERSION) --all; \
 	fi
 	rm -rf $(DKMS_SRC)
+
+# deb - the Debian packages (debian/), built from a copy of the tree (the
+# files git knows, uncommitted changes included) in build/deb-src/, so
+# that nothing is written beside the repository: the source package
+# (orig tarball: the copy without debian/) and, with dpkg-buildpackage -b,
+# the binary ones; all of it ends up in build/deb/
+DEB_SRC := $(BUILD)/deb-src
+DEB_OUT := $(BUILD)/deb
+DEB_TREE := iowprobe-$(VERSION)
+deb:
+	rm -rf $(DEB_SRC) $(DEB_OUT)
+	mkdir -p $(DEB_SRC)/$(DEB_TREE) $(DEB_OUT)
+	git ls-files -z -co --exclude-standard | \
+		xargs -0 sh -c 'for f; do [ ! -f "$$f" ] || printf "%s\0" "$$f"; done' sh | \
+		tar -c --null -T - -f - | tar -x -C $(DEB_SRC)/$(DEB_TREE)
+	tar -C $(DEB_SRC) --exclude=$(DEB_TREE)/debian --sort=name --owner=0 \
+		--group=0 --numeric-owner -cJf $(DEB_SRC)/iowprobe_$(VERSION).orig.tar.xz $(DEB_TREE)
+	cd $(DEB_SRC) && dpkg-source -b $(DEB_TREE)
+	cd $(DEB_SRC)/$(DEB_TREE) && dpkg-buildpackage -us -uc -b -jauto
+	cd $(DEB_SRC) && cp *.deb *.changes *.buildinfo *.dsc *.tar.xz $(abspath $(DEB_OUT))/
+	@ls -1 $(DEB_OUT)
 
 clean:
 	rm -rf $(BUILD) iowprobe.ko
