@@ -1,0 +1,30 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/* shim linux/blkdev.h - a disk's name and number */
+#ifndef SHIM_LINUX_BLKDEV_H
+#define SHIM_LINUX_BLKDEV_H
+
+#include <linux/blk_types.h>
+#include <linux/slab.h>
+
+#define DISK_NAME_LEN	32
+#define MINORBITS	20
+#define MKDEV(ma, mi)	((dev_t)(((ma) << MINORBITS) | (mi)))
+#define MAJOR(dev)	((unsigned int)((dev) >> MINORBITS))
+#define MINOR(dev)	((unsigned int)((dev) & ((1U << MINORBITS) - 1)))
+
+struct gendisk {
+	int major;
+	int first_minor;
+	char disk_name[DISK_NAME_LEN];
+};
+
+struct request_queue {
+	struct gendisk *disk;
+};
+
+static inline dev_t disk_devt(struct gendisk *disk)
+{
+	return MKDEV(disk->major, disk->first_minor);
+}
+
+#endif /* SHIM_LINUX_BLKDEV_H */

@@ -1,0 +1,49 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/* shim linux/sched.h - the task fields the probes read, and current */
+#ifndef SHIM_LINUX_SCHED_H
+#define SHIM_LINUX_SCHED_H
+
+#include <shim.h>
+
+#define TASK_RUNNING		0x0000
+#define TASK_INTERRUPTIBLE	0x0001
+#define TASK_UNINTERRUPTIBLE	0x0002
+#define TASK_WAKING		0x0200
+
+#define TASK_ON_RQ_QUEUED	1
+#define TASK_ON_RQ_MIGRATING	2
+
+#define PF_IDLE			0x00000002
+
+struct sched_entity {
+	unsigned char sched_delayed;	/* 6.12 and later */
+};
+
+struct task_struct {
+	unsigned int __state;
+	unsigned int flags;
+	int on_cpu;
+	int on_rq;
+	unsigned int cpu;		/* task_cpu() */
+	struct sched_entity se;
+	unsigned int in_iowait:1;
+	struct task_struct *shim_next;	/* for_each_process_thread() */
+};
+
+#define current		(shim_curr[shim_cpu])
+
+static inline unsigned int task_cpu(const struct task_struct *p)
+{
+	return READ_ONCE(p->cpu);
+}
+
+static inline bool is_idle_task(const struct task_struct *p)
+{
+	return p->flags & PF_IDLE;
+}
+
+static inline void cond_resched(void)
+{
+}
+
+#endif /* SHIM_LINUX_SCHED_H */
