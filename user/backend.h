@@ -28,6 +28,10 @@ extern struct iowstat_backend debugfs_backend;
 
 #ifdef IOWSTAT_BPF
 extern struct iowstat_backend bpf_backend;
+/* --bpf attach and detach, and whether a pinned state is there to read */
+int iowstat_bpf_attach(void);
+int iowstat_bpf_detach(void);
+int iowstat_bpf_attached(void);
 #define IOWSTAT_HAVE_BPF	1
 #else
 #define IOWSTAT_HAVE_BPF	0

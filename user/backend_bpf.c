@@ -23,6 +23,7 @@
 #include <bpf/libbpf.h>
 
 #include "backend.h"
+#include "backend_bpf.h"
 #include "debugfs.h"
 #include "iowprobe_bpf.h"
 #include "iowprobe.skel.h"
@@ -33,20 +34,6 @@
 #define BTF_PATH	"/sys/kernel/btf/vmlinux"
 #define RAW_PATH	"bpf/iowprobe/cpus"	/* replay: any path ending so */
 #define SEQ_TRIES	10000
-/* the kernel's view of one CPU at attach */
-struct k_view {
-	uint64_t idle, iowait;
-};
-
-struct bpf_state {
-	struct iowprobe_bpf *skel;
-	struct iowprobe_bpf_cpu *cpus;	/* mmap of the cpus map */
-	size_t map_len;
-	unsigned int ncpus;
-	uint64_t ns_per_tick;
-	struct k_view *k_load;		/* per CPU; NULL: none (since boot) */
-};
-
 static struct bpf_state st;
 
 /* the accounts of one CPU as the program left them */
@@ -169,8 +156,8 @@ static int map_cpus(void)
 	size_t len = st.ncpus * sizeof(struct iowprobe_bpf_cpu);
 	void *p;
 
-	st.map_len = (len + page - 1) / page * page;
-	p = mmap(NULL, st.map_len, PROT_READ, MAP_SHARED,
+	st.cpus_len = (len + page - 1) / page * page;
+	p = mmap(NULL, st.cpus_len, PROT_READ, MAP_SHARED,
 		 bpf_map__fd(st.skel->maps.cpus), 0);
 	if (p == MAP_FAILED) {
 		err_msg("--bpf: cannot map the cpus map: %s\n",
@@ -234,9 +221,10 @@ static void load_view(void)
 	for (i = 0; i < st.ncpus && i < s->nr_stat_cpus; i++) {
 		if (!s->stat_cpu[i].present)
 			continue;
-		st.k_load[i].idle = s->stat_cpu[i].t[T_IDLE] * st.ns_per_tick;
-		st.k_load[i].iowait = s->stat_cpu[i].t[T_IOWAIT] *
-				      st.ns_per_tick;
+		st.k_load[i].idle_ns = s->stat_cpu[i].t[T_IDLE] *
+				       st.ns_per_tick;
+		st.k_load[i].iowait_ns = s->stat_cpu[i].t[T_IOWAIT] *
+					 st.ns_per_tick;
 	}
 out:
 	free(s);
@@ -251,19 +239,27 @@ static int open_skel(void)
 		return load_error(-errno);
 	st.skel->rodata->nr_cpus = st.ncpus;
 	err = bpf_map__set_max_entries(st.skel->maps.cpus, st.ncpus);
+	if (!err)
+		err = bpf_map__set_max_entries(st.skel->maps.k_load, st.ncpus);
 	if (err)
 		return load_error(err);
 	err = iowprobe_bpf__load(st.skel);
 	return err ? load_error(err) : 0;
 }
 
-static int bpf_open(struct iowstat_backend *be)
+/* set_tick() - the length of /proc/stat's tick, USER_HZ */
+static void set_tick(void)
 {
 	long hz = sysconf(_SC_CLK_TCK);
+
+	st.ns_per_tick = 1000000000ull / (hz > 0 ? hz : 100);
+}
+
+/* bpf_load() - load and attach the programs for this process */
+static int bpf_load(void)
+{
 	int n, err, seed_err = 0;
 
-	(void)be;
-	libbpf_set_print(libbpf_print);
 	if (access(BTF_PATH, R_OK)) {
 		err_msg("--bpf: this kernel has no %s (it needs "
 			"CONFIG_DEBUG_INFO_BTF=y): load the iowprobe module "
@@ -277,7 +273,6 @@ static int bpf_open(struct iowstat_backend *be)
 		return -ERANGE;
 	}
 	st.ncpus = n;
-	st.ns_per_tick = 1000000000ull / (hz > 0 ? hz : 100);
 	err = open_skel();
 	if (!err)
 		err = attach_all(st.skel);
@@ -290,10 +285,25 @@ static int bpf_open(struct iowstat_backend *be)
 	if (!err)
 		err = map_cpus();
 	if (!err) {
+		st.bss = st.skel->bss;
 		kick_cpus();
 		load_view();
 	}
 	return err;
+}
+
+/*
+ * bpf_open() - read the pinned state that iowstat --bpf attach left, or,
+ * without one, load and attach the programs for this run
+ */
+static int bpf_open(struct iowstat_backend *be)
+{
+	(void)be;
+	libbpf_set_print(libbpf_print);
+	set_tick();
+	if (bpf_pin_present())
+		return bpf_pin_open(&st);
+	return bpf_load();
 }
 
 /*
@@ -350,7 +360,7 @@ static int cpu_read(unsigned int i, const struct iowstat_snapshot *s,
 		return err;
 	memset(r, 0, sizeof(*r));
 	now = mono_ns();
-	peek(&a.all, &st.skel->bss->disk_clock, now);
+	peek(&a.all, &st.bss->disk_clock, now);
 	peek(&a.iow, &c->mirror, now);
 	peek(&a.loc, &c->local, now);
 	v[IOWPROBE_COL_now_ns] = now;
@@ -371,8 +381,8 @@ static int cpu_read(unsigned int i, const struct iowstat_snapshot *s,
 					      st.ns_per_tick;
 	}
 	if (st.k_load) {
-		v[IOWPROBE_COL_k_idle_load_ns] = st.k_load[i].idle;
-		v[IOWPROBE_COL_k_iowait_load_ns] = st.k_load[i].iowait;
+		v[IOWPROBE_COL_k_idle_load_ns] = st.k_load[i].idle_ns;
+		v[IOWPROBE_COL_k_iowait_load_ns] = st.k_load[i].iowait_ns;
 	}
 	return 0;
 }
@@ -481,7 +491,7 @@ static int bpf_read(struct iowstat_backend *be, struct iowstat_snapshot *s,
  */
 static void report_stats(void)
 {
-	const struct iowprobe_bpf_stats *x = &st.skel->bss->stats;
+	const struct iowprobe_bpf_stats *x = &st.bss->stats;
 	unsigned long long tasks = x->tasks_full + x->pending_full;
 
 	if (getenv("IOWSTAT_BPF_STATS"))
@@ -513,13 +523,49 @@ static void report_stats(void)
 static void bpf_close(struct iowstat_backend *be)
 {
 	(void)be;
+	if (st.skel) {
+		if (st.cpus)
+			munmap((void *)st.cpus, st.cpus_len);
+		if (st.bss)
+			report_stats();
+		iowprobe_bpf__destroy(st.skel);
+		free(st.k_load);
+		memset(&st, 0, sizeof(st));
+	} else {
+		bpf_pin_close(&st);
+	}
+}
+
+/**
+ * iowstat_bpf_attach() - iowstat --bpf attach: load and attach the
+ * programs, note the kernel's view, and pin it all in bpffs, so that the
+ * programs stay attached after we exit and every later iowstat reads
+ * them.  Return: 0 (attached now, or already), or -errno (message printed).
+ */
+int iowstat_bpf_attach(void)
+{
+	int err;
+
+	libbpf_set_print(libbpf_print);
+	if (bpf_pin_present()) {
+		err_msg("--bpf: already attached at %s; to start again: "
+			"iowstat --bpf detach, then attach\n", bpf_pin_dir());
+		return 0;
+	}
+	set_tick();
+	err = bpf_load();
+	if (!err)
+		err = bpf_pin_save(&st);
+	/* the pinned links keep the programs; our own references go */
 	if (st.cpus)
-		munmap(st.cpus, st.map_len);
-	if (st.skel && st.skel->bss)
-		report_stats();
+		munmap((void *)st.cpus, st.cpus_len);
 	iowprobe_bpf__destroy(st.skel);
 	free(st.k_load);
 	memset(&st, 0, sizeof(st));
+	if (!err)
+		printf("iowprobe BPF backend attached at %s "
+		       "(iowstat --bpf detach removes it)\n", bpf_pin_dir());
+	return err;
 }
 
 struct iowstat_backend bpf_backend = {

@@ -52,7 +52,7 @@ LIBBPF_LIBS := $(shell pkg-config --libs libbpf)
 BPF_HEADERS := iowprobe_bpf.h ../kmod/iowprobe_core.h ../kmod/iowprobe_abi.h \
 	../kmod/iowprobe_cols.h
 
-IOWSTAT_OBJS += backend_bpf.o
+IOWSTAT_OBJS += backend_bpf.o bpf_pin.o
 CPPFLAGS += -DIOWSTAT_BPF -I$(BPF_OUT) $(LIBBPF_CFLAGS)
 LDLIBS += $(LIBBPF_LIBS)
 
@@ -74,7 +74,7 @@ $(BPF_OUT)/iowprobe.skel.h: $(BPF_OUT)/iowprobe.bpf.o
 	$(call msg,GEN-SKEL,$@)
 	$(Q)$(BPFTOOL) gen skeleton $< name iowprobe_bpf > $@
 
-backend_bpf.o: $(BPF_OUT)/iowprobe.skel.h
+backend_bpf.o bpf_pin.o: $(BPF_OUT)/iowprobe.skel.h
 
 endif
 

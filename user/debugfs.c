@@ -187,8 +187,9 @@ static int not_mounted(void)
 static int not_loaded(void)
 {
 	err_msg("the iowprobe module is not loaded (no %s/iowprobe); "
-		"load it: insmod iowprobe.ko%s\n", dbg.root,
-		IOWSTAT_HAVE_BPF ? ", or use --bpf" : "");
+		"load it: modprobe iowprobe (or insmod iowprobe.ko)%s\n",
+		dbg.root, IOWSTAT_HAVE_BPF ? ", or attach the BPF backend: "
+		"iowstat --bpf attach" : "");
 	return -ENOENT;
 }
 
@@ -270,16 +271,34 @@ static int probe_read(struct iowstat_backend *be)
 	return err;
 }
 
-static int dbg_open(struct iowstat_backend *be)
+/* dbg_paths - the debugfs root (IOWSTAT_DEBUGFS in tests) and cpus file */
+static void dbg_paths(void)
 {
 	const char *env = getenv("IOWSTAT_DEBUGFS");
-	struct stat st;
-	int err;
 
 	dbg.overridden = env && *env;
 	snprintf(dbg.root, sizeof(dbg.root), "%s",
 		 dbg.overridden ? env : DEBUGFS_DEFAULT_ROOT);
 	snprintf(dbg.cpus, sizeof(dbg.cpus), "%s/iowprobe/cpus", dbg.root);
+}
+
+/*
+ * debugfs_module_present() - whether the module's files are there: an
+ * unreadable /sys/kernel/debug (not root) counts as there, so that the
+ * debugfs backend says what is wrong
+ */
+bool debugfs_module_present(void)
+{
+	dbg_paths();
+	return access(dbg.cpus, F_OK) == 0 || errno == EACCES;
+}
+
+static int dbg_open(struct iowstat_backend *be)
+{
+	struct stat st;
+	int err;
+
+	dbg_paths();
 	/* /sys/kernel/debug itself is 0700: without root nothing below helps */
 	if (!dbg.overridden && geteuid() != 0)
 		return not_root();

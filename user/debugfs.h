@@ -2,6 +2,7 @@
 #ifndef IOWSTAT_DEBUGFS_H
 #define IOWSTAT_DEBUGFS_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "procfs.h"
@@ -12,6 +13,7 @@
 /* The parse error that means "not our ABI": callers word it specially. */
 extern const char *const debugfs_err_abi;
 
+bool debugfs_module_present(void);
 int debugfs_parse_cpus(const char *buf, size_t len,
 		       struct iowstat_snapshot *s, struct parse_err *pe);
 

@@ -80,6 +80,21 @@ struct {
 	__type(value, struct iowprobe_bpf_cpu);
 } cpus SEC(".maps");
 
+/* written by iowstat --bpf attach for the readers of the pinned state */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct iowprobe_bpf_meta);
+} meta SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);		/* the possible CPUs, set at open */
+	__type(key, __u32);
+	__type(value, struct iowprobe_bpf_kview);
+} k_load SEC(".maps");
+
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);	/* preallocated */
 	__uint(max_entries, IOWPROBE_TASKS);

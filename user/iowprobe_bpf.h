@@ -131,6 +131,26 @@ struct iowprobe_bpf_cpu {
 } __attribute__((aligned(64)));
 
 /*
+ * What iowstat --bpf attach leaves pinned beside the programs' own maps, for
+ * every later reader: the layout of the pinned state (a reader built for
+ * another refuses it, as it refuses a foreign debugfs ABI), when it was
+ * attached, and each CPU's kernel view at that moment.  Bump
+ * IOWPROBE_BPF_LAYOUT with any change to the shape of a pinned map or of
+ * the program's global data.
+ */
+#define IOWPROBE_BPF_LAYOUT	1
+
+struct iowprobe_bpf_meta {
+	__u64 layout;
+	__u64 attached_ns;	/* CLOCK_MONOTONIC */
+};
+
+struct iowprobe_bpf_kview {
+	__u64 idle_ns;
+	__u64 iowait_ns;
+};
+
+/*
  * The state word of a followed task: 0 once claimed by the one event that
  * ends it, else kind (enum iowprobe_task_state), charged CPU and pending
  * slot.

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "backend.h"
 #include "debugfs.h"
 #include "options.h"
 #include "run.h"
@@ -31,16 +32,37 @@ static void set_exit_handlers(void)
 	sigaction(SIGTERM, &sa, NULL);
 }
 
+/*
+ * pick_backend - the module's debugfs files; with --bpf, or when the
+ * module is not loaded but iowstat --bpf attach left its state, BPF
+ */
 static struct iowstat_backend *pick_backend(void)
 {
+#if IOWSTAT_HAVE_BPF
+	if (env.bpf || (!debugfs_module_present() && iowstat_bpf_attached()))
+		return &bpf_backend;
+	return &debugfs_backend;
+#else
 	if (!env.bpf)
 		return &debugfs_backend;
-#if IOWSTAT_HAVE_BPF
-	return &bpf_backend;
-#else
 	err_msg("--bpf: this iowstat was built without BPF support "
 		"(rebuild with: make -C user BPF=1)\n");
 	return NULL;
+#endif
+}
+
+/* bpf_command - --bpf attach or detach; the process exit status */
+static int bpf_command(void)
+{
+#if IOWSTAT_HAVE_BPF
+	int err = env.bpf_cmd == BPF_ATTACH ? iowstat_bpf_attach() :
+					      iowstat_bpf_detach();
+
+	return err ? (err == -EPERM || err == -ENODEV ? EXIT_USAGE : 1) : 0;
+#else
+	err_msg("--bpf: this iowstat was built without BPF support "
+		"(rebuild with: make -C user BPF=1)\n");
+	return EXIT_USAGE;
 #endif
 }
 
@@ -113,6 +135,8 @@ int main(int argc, char **argv)
 	if (ret)
 		return ret > 0 ? 0 : EXIT_USAGE;
 	setvbuf(stdout, NULL, _IOLBF, 0);
+	if (env.bpf_cmd != BPF_READ)
+		return bpf_command();
 	ret = run(&src);
 	if (src.be)
 		src.be->close(src.be);

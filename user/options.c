@@ -14,6 +14,7 @@
 static const char *const usage_msg[] = {
 "Usage: iowstat [options] [interval [count]]",
 "       iowstat [options] [interval] -- CMD [ARGS...]",
+"       iowstat --bpf attach|detach",
 "",
 "Puts iowprobe's exact split of idle time beside vmstat's columns.",
 "",
@@ -27,7 +28,12 @@ static const char *const usage_msg[] = {
 "  -o, --output FMT     json (mpstat -o JSON shape), csv or prom",
 "      --record FILE    save every raw sample read to FILE",
 "      --replay FILE    print a view from a recording instead of live",
-"      --bpf            use the BPF backend instead of the module",
+"      --bpf            use the BPF backend instead of the module: the one",
+"                       left by --bpf attach, else one for this run only",
+"      --bpf attach     attach the BPF backend and leave it attached (pinned",
+"                       in /sys/fs/bpf/iowprobe); every later iowstat reads",
+"                       it when the module is not loaded",
+"      --bpf detach     detach it",
 "  -h, --help           this text",
 "  -V, --version        version",
 "",
@@ -203,10 +209,32 @@ static int parse_positional(char **args, int n, struct env *env)
 	return 0;
 }
 
+/*
+ * bpf_command - "--bpf attach" or "--bpf detach": the one word after the
+ * options, nothing else.  Return: 1 when it is one, 0 when not, or -EINVAL.
+ */
+static int bpf_command(char **args, int n, struct env *env)
+{
+	if (n < 1 || !env->bpf)
+		return 0;
+	if (!strcmp(args[0], "attach"))
+		env->bpf_cmd = BPF_ATTACH;
+	else if (!strcmp(args[0], "detach"))
+		env->bpf_cmd = BPF_DETACH;
+	else
+		return 0;
+	if (n > 1 || env->cmd_given || env->record || env->replay) {
+		err_msg("--bpf %s takes nothing else; usage: iowstat --bpf "
+			"attach|detach\n", args[0]);
+		return -EINVAL;
+	}
+	return 1;
+}
+
 /* split_command - everything after "--" is CMD; what precedes, positional */
 static int split_command(int argc, char **argv, struct env *env)
 {
-	int i, first = optind;
+	int i, err, first = optind;
 
 	if (optind > 1 && strcmp(argv[optind - 1], "--") == 0) {
 		env->cmd_given = true;
@@ -219,6 +247,9 @@ static int split_command(int argc, char **argv, struct env *env)
 		env->cmd_given = true;
 		env->cmd = argv + i + 1;
 	}
+	err = bpf_command(argv + first, i - first, env);
+	if (err)
+		return err < 0 ? err : 0;
 	return parse_positional(argv + first, i - first, env);
 }
 

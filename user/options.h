@@ -11,9 +11,13 @@
 
 enum out_fmt { OUT_TEXT, OUT_JSON, OUT_CSV, OUT_PROM };
 
+/* --bpf alone reads; --bpf attach and --bpf detach manage the pinned state */
+enum bpf_cmd { BPF_READ, BPF_ATTACH, BPF_DETACH };
+
 /* struct env - what the command line asked for */
 struct env {
 	bool one_header, timestamp, wide, no_first, bpf;
+	enum bpf_cmd bpf_cmd;
 	unsigned long unit;		/* -S: bytes per unit */
 	struct cpu_sel sel;		/* -P */
 	enum out_fmt out;
