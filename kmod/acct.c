@@ -86,7 +86,9 @@ static void release(struct iowprobe_entry *e, bool dec)
 	} else if (dec) {
 		add_mirror(c, -1);
 		count(c, IOWPROBE_C_wakeups);
-		if (c->acct.idle && e->task.cpu != smp_processor_id())
+		/* an offline CPU books no time, idle or not */
+		if (c->acct.idle && c->acct.online &&
+		    e->task.cpu != smp_processor_id())
 			count(c, IOWPROBE_C_remote_dec_idle);
 	} else {
 		add_mirror(c, -1);	/* undo a count we cannot follow */

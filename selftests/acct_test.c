@@ -1167,7 +1167,8 @@ TEST_F(sched, counted_task_moved_asleep_is_anomaly)
  * CPU2: A runs 0..5 and sleeps in iowait (+1).  At 10 the hotplug thread
  * runs, and at 12 takes CPU2 down; the dying CPU idles from 13.  At 20
  * CPU0 wakes A and takes it: CPU2's mirror drops to 0 although CPU2 is
- * offline, as the kernel's counter does.  At 30 CPU2 boots into its
+ * offline, as the kernel's counter does, and no remote decrement on an
+ * idle CPU is counted: an offline CPU books no idle time to misbook.  At 30 CPU2 boots into its
  * hotplug thread, online at 31, idle from 33.  Read at 25: offline,
  * busy 5 + 2, idle 5, iowait 5.  At 40: busy 5 + 2 + 2 = 9, idle
  * 5 + 7 = 12, iowait 5: 12..31 booked nowhere.
@@ -1196,6 +1197,8 @@ TEST_F(sched, offline_cpu_books_nothing)
 	k_wake(k, 0, A, 0, false);
 	EXPECT_MIRROR(k, 2, 0);
 	EXPECT_EQ(1ULL, cnt(2, C_(wakeups)));
+	/* no idle time was misbooked: an offline CPU books none */
+	EXPECT_EQ(0ULL, cnt(2, C_(remote_dec_idle)));
 	r = peek(2, 25);
 	EXPECT_EQ(0, r.a.online);
 	EXPECT_TIMES(r, 7, 5, 5);

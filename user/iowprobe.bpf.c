@@ -479,8 +479,12 @@ static __always_inline void release(__u64 s, bool dec)
 	if (!dec)
 		return;
 	count(c, IOWPROBE_C_wakeups, 1);
-	/* racy read of the owner's flag: a diagnostic counter only */
-	if (cpu != bpf_get_smp_processor_id() && READ_ONCE(c->all.idle))
+	/*
+	 * racy reads of the owner's flags: a diagnostic counter only; an
+	 * offline CPU books no time, idle or not
+	 */
+	if (cpu != bpf_get_smp_processor_id() && READ_ONCE(c->all.idle) &&
+	    READ_ONCE(c->all.online))
 		count(c, IOWPROBE_C_remote_dec_idle, 1);
 }
 
