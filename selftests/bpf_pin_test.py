@@ -48,17 +48,7 @@ def read_rows(env, tmp, name):
     r = iowstat(env, "--record", rec, "-o", "json")
     if r.returncode != 0:
         raise RuntimeError(f"iowstat exit {r.returncode}: {r.stderr}")
-    sample = iow.read_recording(rec)["samples"][0]
-    text = next(v for k, v in sample["files"].items()
-                if k.endswith("iowprobe/cpus"))
-    lines = text.decode().splitlines() if isinstance(text, bytes) \
-        else text.splitlines()
-    cols = lines[1].split()
-    rows = {}
-    for line in lines[2:]:
-        f = line.split()
-        rows[f[0]] = dict(zip(cols[1:], map(int, f[1:])))
-    return rows
+    return iow.recorded_cpus(rec)
 
 
 def prom_total(env, metric, cpu):

@@ -240,7 +240,22 @@ def unload_module():
 def read_table(name):
     """A debugfs table as a list of dicts keyed by its header's columns."""
     with open(f"{DEBUGFS}/{name}") as f:
-        lines = f.read().splitlines()
+        return parse_table(f.read(), name)
+
+
+def recorded_cpus(path, sample=0):
+    """{cpu: row} of the cpus file (module or --bpf) in a recording's
+    sample"""
+    files = read_recording(path)["samples"][sample]["files"]
+    name, text = next((k, v) for k, v in files.items()
+                      if k.endswith("iowprobe/cpus"))
+    return {r["cpu"]: r for r in parse_table(text, name)}
+
+
+def parse_table(text, name):
+    """The text of a debugfs table as a list of dicts keyed by its
+    header's columns; name says which, in errors."""
+    lines = text.splitlines()
     if not lines or lines[0] != ABI_LINE:
         raise ValueError(f"{name}: first line is not '{ABI_LINE}'")
     cols = lines[1].split()
