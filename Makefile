@@ -38,11 +38,13 @@ endif
 endif
 KDIR ?= /lib/modules/$(KVER)/build
 BUILD := build
-KSRC := Kbuild $(wildcard kmod/*.c kmod/*.h)
+# the module's source tree as Kbuild sees it: one list for the builds
+# under build/, DKMS and the packages
+MODULE_SRC := Kbuild $(wildcard kmod/*.c kmod/*.h include/*.h)
+KSRC := $(MODULE_SRC)
 MODULE_KO := $(BUILD)/$(KVER)/iowprobe.ko
 # one version for module, reader and dkms.conf (scripts/lint checks)
-VERSION := $(shell awk '$$2 == "IOWPROBE_VERSION" { gsub(/"/, "", $$3); print $$3 }' \
-	kmod/iowprobe_abi.h)
+VERSION := $(shell scripts/version)
 
 # install locations (GNU conventions); the module goes under /lib/modules
 PREFIX ?= /usr/local
@@ -62,11 +64,13 @@ all: modules user
 
 # module_in(release, dir suffix, extra kbuild args) - build a private copy
 # under build/RELEASE so builds for different kernels never clobber each
-# other's objects
+# other's objects; a source gone from the tree goes from the copy too (a
+# stale header there would shadow the real one)
 define module_in
-	@mkdir -p $(BUILD)/$(1)$(2)/kmod
-	@cp -pu Kbuild $(BUILD)/$(1)$(2)/
-	@cp -pu kmod/*.c kmod/*.h $(BUILD)/$(1)$(2)/kmod/
+	@mkdir -p $(BUILD)/$(1)$(2)
+	@cd $(BUILD)/$(1)$(2) && for f in kmod/*.[ch] include/*.h; do \
+		[ ! -f "$$f" ] || [ -e "$(CURDIR)/$$f" ] || rm -f "$$f"; done
+	@cp -pu --parents $(MODULE_SRC) $(BUILD)/$(1)$(2)/
 	scripts/kbuild $(1) $(CURDIR)/$(BUILD)/$(1)$(2) $(3) modules
 endef
 
@@ -160,9 +164,8 @@ uninstall:
 # dkms-source - what DKMS builds from: dkms.conf and Kbuild at the top
 dkms-source:
 	rm -rf $(DKMS_SRC)
-	install -d $(DKMS_SRC)/kmod
-	install -m 0644 dkms.conf Kbuild $(DKMS_SRC)/
-	install -m 0644 kmod/*.c kmod/*.h $(DKMS_SRC)/kmod/
+	install -D -m 0644 dkms.conf $(DKMS_SRC)/dkms.conf
+	for f in $(MODULE_SRC); do install -D -m 0644 $$f $(DKMS_SRC)/$$f || exit; done
 
 # a second dkms-install of the same version replaces the first
 dkms-install: dkms-remove dkms-source

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * core_test.c - host unit tests of the accounting core (kmod/iowprobe_core.h)
+ * core_test.c - host unit tests of the accounting core (include/iowprobe_core.h)
  *
  * The arithmetic of struct iowprobe_acct and struct iowprobe_gclock, the
  * latency slots and the verdict tables, each function on its own.  How

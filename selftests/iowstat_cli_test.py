@@ -300,7 +300,8 @@ def err_debugfs_not_mounted():
 def err_module_not_loaded():
     expect(run(env={"IOWSTAT_DEBUGFS": fake_debugfs(None)}), 2,
            r"^iowstat: the iowprobe module is not loaded .*; load it: "
-           r"insmod iowprobe\.ko(, or use --bpf)?$")
+           r"modprobe iowprobe \(or insmod iowprobe\.ko\)"
+           r"(, or attach the BPF backend: iowstat --bpf attach)?$")
 
 
 @test

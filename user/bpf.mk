@@ -46,11 +46,10 @@ endif
 ifeq ($(BPF_ENABLED),1)
 
 BPF_CFLAGS := -g -O2 -target bpf -mcpu=v3 -D__TARGET_ARCH_$(BPF_ARCH) \
-	-I$(BPF_OUT) -I../kmod -I. -Wall -Wno-unused-function
+	-I$(BPF_OUT) -I../include -I. -Wall -Wno-unused-function
 LIBBPF_CFLAGS := $(shell pkg-config --cflags libbpf)
 LIBBPF_LIBS := $(shell pkg-config --libs libbpf)
-BPF_HEADERS := iowprobe_bpf.h ../kmod/iowprobe_core.h ../kmod/iowprobe_abi.h \
-	../kmod/iowprobe_cols.h
+BPF_HEADERS := iowprobe_bpf.h $(wildcard ../include/*.h)
 
 IOWSTAT_OBJS += backend_bpf.o bpf_pin.o
 CPPFLAGS += -DIOWSTAT_BPF -I$(BPF_OUT) $(LIBBPF_CFLAGS)
