@@ -1,0 +1,587 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-only
+"""A real Prometheus pipeline on this machine, with the BPF backend.
+
+iowstat --bpf attach pins the backend in a bpffs mounted for the test
+(IOWSTAT_BPF_PIN), the module is made absent (IOWSTAT_DEBUGFS at an empty
+folder).  A writer runs the ExecStart of contrib/iowstat-textfile.service
+every second into a temporary folder, keeping each file it wrote and when;
+prometheus-node-exporter (the textfile collector only) serves that folder,
+and a prometheus server scrapes it every second and evaluates the rules of
+contrib/prometheus/.  Meanwhile a thread reads a file on the disk with
+O_DIRECT, the backend is detached and attached again (a counter reset),
+and then the test asks Prometheus's HTTP API what it stored and computed.
+
+Truth: the textfiles themselves.  Every sample Prometheus stored must be
+the value of the file that was in place when it scraped.  rate() and
+increase() are compared over a range whose ends are two scrape instants
+(the range is closed at both ends in Prometheus 2; 3 opens it on the
+left, and this test would need a tolerance there), so Prometheus does not
+extrapolate and both must equal the two files' difference (over the range)
+up to float rounding.  The iowait share (what the recording rules compute)
+must equal the files' delta iowait over delta busy + idle, the time between
+the two reads by the counters' own clock.
+
+usage: selftests/prom_pipeline_test.py [IOWSTAT]
+Exit: 0 pass, 1 fail, 4 skip (not root, no BPF, no prometheus or
+prometheus-node-exporter: the reason printed).
+"""
+
+import json
+import mmap
+import os
+import random
+import shlex
+import shutil
+import socket
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+import urllib.error
+import urllib.parse
+import urllib.request
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+import iowprobe as iow  # noqa: E402
+
+REPO = os.path.dirname(HERE)
+IOWSTAT = os.path.abspath(sys.argv[1] if len(sys.argv) > 1 else
+                          os.path.join(REPO, "user", "iowstat"))
+UNIT = os.path.join(REPO, "contrib", "iowstat-textfile.service")
+RULES = os.path.join(REPO, "contrib", "prometheus", "iowprobe-rules.yml")
+PROMETHEUS = "/usr/bin/prometheus"
+EXPORTER = "/usr/bin/prometheus-node-exporter"
+
+PERIOD = 1.0        # s: the writer's period, the scrape and rule intervals
+LOAD_A = 12.0       # s of load before the detach
+GAP = 2.2           # s detached: more than a period, so a write fails
+LOAD_B = 6.0        # s of load after the attach
+RATE_W = 5          # s: the window of the rate() series across the reset
+# rate(busy) + rate(idle) of one CPU is the file's elapsed time over the
+# scrapes' elapsed time.  A file is read by iowstat up to one period plus
+# one write before it is scraped, so over the >= 4 s between the first and
+# last sample of a 5 s window the ratio stays under (4 + 1.5) / 4; a reset
+# taken for a drop of time would add a whole counter (>= 10 s) instead.
+MAX_CPU_RATE = 1.4
+READY_S = 30        # s to wait for each server
+FILE_MB = 32
+COUNTERS = ("busy", "idle", "iowait")
+
+
+def metric(counter):
+    return f"iowprobe_cpu_{counter}_seconds_total"
+
+
+def skip_all(why):
+    print(f"1..0 # SKIP {why}")
+    sys.exit(4)
+
+
+def iowstat(env, *args):
+    return subprocess.run([IOWSTAT, *args], env=env, capture_output=True,
+                          text=True)
+
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def exec_start():
+    """The packaged service's command, as systemd would split it"""
+    with open(UNIT) as f:
+        for line in f:
+            if line.startswith("ExecStart="):
+                return shlex.split(line[len("ExecStart="):])
+    raise RuntimeError(f"no ExecStart= in {UNIT}")
+
+
+def parse_prom(text):
+    """{(name, cpu): value} of the per-CPU samples of a textfile"""
+    out = {}
+    for line in text.splitlines():
+        if line.startswith("#") or '{cpu="' not in line:
+            continue
+        series, value = line.split()
+        name, _, cpu = series.partition('{cpu="')
+        out[(name, cpu.rstrip('"}'))] = float(value)
+    return out
+
+
+def real_disk_dir():
+    """A writable folder on a block device: /tmp may be tmpfs"""
+    for d in ("/var/tmp", REPO):
+        dev = os.stat(d).st_dev
+        if os.access(d, os.W_OK) and os.path.exists(
+                f"/sys/dev/block/{os.major(dev)}:{os.minor(dev)}"):
+            return d
+    return None
+
+
+class Writer(threading.Thread):
+    """iowstat-textfile.service's command every PERIOD s; keeps every
+    attempt: wall and monotonic instants before and after, exit status,
+    and the file in place after it"""
+
+    def __init__(self, env, textdir):
+        super().__init__(daemon=True)
+        self.cmd = exec_start()
+        self.env = dict(env, DIR=textdir)
+        self.path = os.path.join(textdir, "iowprobe.prom")
+        self.writes = []
+        self.stop = threading.Event()
+
+    def run(self):
+        nxt = time.monotonic()
+        while not self.stop.is_set():
+            t0, m0 = time.time(), time.monotonic()
+            r = subprocess.run(self.cmd, env=self.env, capture_output=True,
+                               text=True)
+            t1, m1 = time.time(), time.monotonic()
+            try:
+                with open(self.path) as f:
+                    text = f.read()
+            except FileNotFoundError:
+                text = None
+            self.writes.append({"t0": t0, "t1": t1, "m0": m0, "m1": m1,
+                                "ok": r.returncode == 0, "err": r.stderr,
+                                "text": text,
+                                "values": parse_prom(text or "")})
+            nxt += PERIOD
+            self.stop.wait(max(0.0, nxt - time.monotonic()))
+
+
+class Reader(threading.Thread):
+    """Random 4 KiB O_DIRECT reads of a file on the disk until stopped"""
+
+    def __init__(self, path):
+        super().__init__(daemon=True)
+        self.path = path
+        self.n = 0
+        self.stop = threading.Event()
+
+    def run(self):
+        fd = os.open(self.path, os.O_RDONLY | os.O_DIRECT)
+        buf = mmap.mmap(-1, 4096)
+        blocks = os.lseek(fd, 0, os.SEEK_END) // 4096
+        rnd = random.Random(blocks)
+        try:
+            while not self.stop.is_set():
+                os.preadv(fd, [buf], rnd.randrange(blocks) * 4096)
+                self.n += 1
+        finally:
+            os.close(fd)
+
+
+class Prom:
+    """Prometheus's HTTP API"""
+
+    def __init__(self, port):
+        self.base = f"http://127.0.0.1:{port}"
+
+    def get(self, path, **params):
+        url = self.base + path
+        if params:
+            url += "?" + urllib.parse.urlencode(params)
+        with urllib.request.urlopen(url, timeout=10) as r:
+            return r.read().decode()
+
+    def api(self, path, **params):
+        data = json.loads(self.get(path, **params))
+        if data.get("status") != "success":
+            raise RuntimeError(f"{path} {params}: {data}")
+        return data["data"]
+
+    def query(self, q, t):
+        """{cpu label (or ""): value} of an instant query at t (s)"""
+        res = self.api("/api/v1/query", query=q, time=f"{t:.3f}")
+        return {r["metric"].get("cpu", ""): float(r["value"][1])
+                for r in res["result"]}
+
+    def samples(self, name, t, seconds):
+        """{cpu: [(t_ms, value)]}: the raw samples of name[seconds] at t"""
+        res = self.api("/api/v1/query", query=f"{name}[{seconds}s]",
+                       time=f"{t:.3f}")
+        return {r["metric"].get("cpu", ""):
+                [(round(float(ts) * 1000), float(v)) for ts, v in r["values"]]
+                for r in res["result"]}
+
+    def series(self, q, t0, t1, step):
+        """{cpu: [values]} of a range query"""
+        res = self.api("/api/v1/query_range", query=q, start=f"{t0:.3f}",
+                       end=f"{t1:.3f}", step=str(step))
+        return {r["metric"].get("cpu", ""): [float(v) for _, v in r["values"]]
+                for r in res["result"]}
+
+
+def start(cmd, log):
+    with open(log, "w") as f:
+        return subprocess.Popen(cmd, stdout=f, stderr=subprocess.STDOUT,
+                                stdin=subprocess.DEVNULL)
+
+
+def wait_http(url, proc, log):
+    end = time.monotonic() + READY_S
+    while time.monotonic() < end:
+        if proc.poll() is not None:
+            break
+        try:
+            with urllib.request.urlopen(url, timeout=2) as r:
+                if r.status == 200:
+                    return None
+        except (urllib.error.URLError, OSError):
+            pass
+        time.sleep(0.2)
+    with open(log) as f:
+        tail = f.read().splitlines()[-5:]
+    return [f"{url} not ready (exit {proc.poll()})"] + tail
+
+
+def stop(proc):
+    if proc is None or proc.poll() is not None:
+        return
+    proc.terminate()
+    try:
+        proc.wait(10)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait()
+
+
+def prometheus_config(tmp, port):
+    path = os.path.join(tmp, "prometheus.yml")
+    with open(path, "w") as f:
+        f.write(f"""global:
+  scrape_interval: {round(PERIOD * 1000)}ms
+  scrape_timeout: {round(PERIOD * 900)}ms
+  evaluation_interval: {round(PERIOD * 1000)}ms
+rule_files:
+  - {RULES}
+scrape_configs:
+  - job_name: node
+    static_configs:
+      - targets: ['127.0.0.1:{port}']
+""")
+    return path
+
+
+def in_place(writes, ts, slack=0.5):
+    """The good writes whose file may have been the one in place when a
+    scrape stamped ts (s) read it: renamed by ts + slack (the exporter
+    reads the file a little after the scrape starts), and not yet
+    replaced at ts"""
+    good = [w for w in writes if w["ok"]]
+    return [w for i, w in enumerate(good)
+            if w["t0"] <= ts + slack and
+            (i + 1 == len(good) or good[i + 1]["t1"] >= ts)]
+
+
+def check_transport(k, prom, writes, t_end, span):
+    """Every stored sample is the value of a file in place at its scrape.
+    Returns {(name, cpu): [(t_ms, value, write)]}."""
+    out, bad, n = {}, [], 0
+    for c in COUNTERS:
+        for cpu, samples in prom.samples(metric(c), t_end, span).items():
+            rows = out.setdefault((metric(c), cpu), [])
+            for t_ms, v in samples:
+                n += 1
+                match = [w for w in in_place(writes, t_ms / 1000)
+                         if w["values"].get((metric(c), cpu)) == v]
+                rows.append((t_ms, v, match[-1] if match else None))
+                if not match:
+                    bad.append(f"{metric(c)}{{cpu={cpu}}} @{t_ms}: {v}")
+    k.result(n > 0 and not bad,
+             "every sample Prometheus stored is the textfile in place at "
+             "its scrape, exactly",
+             [f"{n} samples of {len(out)} series"] + bad[:5])
+    return out
+
+
+def check_window(k, prom, stored, t_lo, t_hi):
+    """rate() and increase() over a range from one scrape to another, and
+    the iowait share, against the two files.  Returns the files' figures,
+    or None."""
+    cpus = sorted({cpu for _, cpu in stored})
+    ref = [s for s in stored[(metric("busy"), cpus[0])]
+           if t_lo * 1000 <= s[0] <= t_hi * 1000 and s[2]]
+    if len(ref) < 4:
+        k.result(False, "four scrapes inside the load before the detach",
+                 [f"{len(ref)} scrapes"])
+        return None
+    (a_ms, _, wa), (b_ms, _, wb) = ref[0], ref[-1]
+    rng, t_b = f"{b_ms - a_ms}ms", b_ms / 1000
+    secs = (b_ms - a_ms) / 1000
+    k.diag(f"window: {len(ref)} scrapes over {secs:.3f} s "
+           f"({rng} ending at the scrape at {t_b:.3f})")
+    delta = {(name, cpu): wb["values"][(name, cpu)] -
+             wa["values"][(name, cpu)] for name, cpu in stored}
+    for c in COUNTERS:
+        inc = prom.query(f"increase({metric(c)}[{rng}])", t_b)
+        rate = prom.query(f"rate({metric(c)}[{rng}])", t_b)
+        diags, ok = [], set(inc) == set(cpus) == set(rate)
+        for cpu in cpus:
+            d = delta[(metric(c), cpu)]
+            i, r = inc.get(cpu, float("nan")), rate.get(cpu, float("nan"))
+            ok &= abs(i - d) <= 1e-12 * abs(d) + 1e-12
+            ok &= abs(r - d / secs) <= 1e-12 * abs(d / secs) + 1e-12
+            diags.append(f"cpu{cpu}: files {d:.9f} s; increase {i:.9f}, "
+                         f"rate {r:.6f}")
+        k.result(ok, f"increase() and rate() of {c} = the two textfiles' "
+                 "difference (over the range)", diags)
+    q = (f"rate({metric('iowait')}[{rng}]) / (rate({metric('busy')}"
+         f"[{rng}]) + rate({metric('idle')}[{rng}]))")
+    share = prom.query(q, t_b)
+    diags, ok = [], set(share) == set(cpus)
+    figures = {}
+    for cpu in cpus:
+        el = delta[(metric("busy"), cpu)] + delta[(metric("idle"), cpu)]
+        want = delta[(metric("iowait"), cpu)] / el
+        got = share.get(cpu, float("nan"))
+        ok &= abs(got - want) <= 1e-9
+        figures[cpu] = {"elapsed": el,
+                        "iowait": delta[(metric("iowait"), cpu)],
+                        "idle": delta[(metric("idle"), cpu)]}
+        diags.append(f"cpu{cpu}: iowait share {got:.6f}, files {want:.6f} "
+                     f"over {el:.6f} s of busy + idle")
+    k.result(ok, "the iowait share in Prometheus = the files' iowait over "
+             "their busy + idle", diags)
+    lo, hi = wb["m0"] - wa["m1"], wb["m1"] - wa["m0"]
+    diags, ok = [], True
+    for cpu in cpus:
+        el = figures[cpu]["elapsed"]
+        ok &= lo - 1e-3 <= el <= hi + 1e-3
+        diags.append(f"cpu{cpu}: busy + idle {el:.6f} s, writes "
+                     f"{lo:.6f}..{hi:.6f} s apart; "
+                     f"scrapes {secs:.3f} s apart")
+    k.result(ok, "busy + idle between the two files = the time between "
+             "the two writes", diags)
+    return figures
+
+
+def check_iowait(k, figures):
+    idle = max(f["idle"] / f["elapsed"] for f in figures.values())
+    iowait = sum(f["iowait"] for f in figures.values())
+    if iowait <= 0 and idle < 0.01:
+        k.skip("the O_DIRECT reads show as iowait in Prometheus",
+               f"no CPU was idle (most idle {100 * idle:.2f}%): saturated")
+        return
+    k.result(iowait > 0, "the O_DIRECT reads show as iowait in Prometheus",
+             [f"iowait {iowait:.6f} s over the window, all CPUs; most "
+              f"idle CPU {100 * idle:.1f}% idle"])
+
+
+def check_resets(k, prom, stored, t_a, t_b, t_end, span):
+    """No reset before the detach; one seen across it; rate() never
+    negative and never a spike"""
+    rng = f"{round((t_b - t_a) * 1000)}ms"
+    got = {c: prom.query(f"resets({metric(c)}[{rng}])", t_b)
+           for c in COUNTERS}
+    k.result(all(v == 0 for g in got.values() for v in g.values()),
+             "no reset in the pipeline before the detach",
+             [f"resets {c}: {got[c]}" for c in COUNTERS])
+    diags, ok = [], True
+    res = {c: prom.query(f"resets({metric(c)}[{span}s])", t_end)
+           for c in ("busy", "idle")}
+    for (name, cpu), rows in stored.items():
+        if name != metric("idle"):
+            continue
+        drops = sum(b[1] < a[1] for a, b in zip(rows, rows[1:]))
+        r_idle, r_busy = res["idle"].get(cpu), res["busy"].get(cpu)
+        # a CPU that was busy all along may not idle less after the
+        # attach than before: then its busy counter shows the reset
+        ok &= r_idle == drops and (r_idle >= 1 or r_busy >= 1)
+        diags.append(f"cpu{cpu}: resets(idle) {r_idle} (the files: "
+                     f"{drops} drops), resets(busy) {r_busy}")
+    k.result(ok, "resets() sees the detach and attach on every CPU", diags)
+    t0 = min(r[0][0] for r in stored.values()) / 1000 + RATE_W
+    neg, diags = [], []
+    for c in COUNTERS:
+        s = prom.series(f"rate({metric(c)}[{RATE_W}s])", t0, t_end, 0.5)
+        lows = {cpu: min(v) for cpu, v in s.items()}
+        diags.append(f"min rate({c}[{RATE_W}s]): {lows}")
+        neg += [cpu for cpu, v in lows.items() if v < 0]
+    k.result(not neg, "rate() over windows across the reset is never "
+             "negative", diags)
+    s = prom.series(f"rate({metric('busy')}[{RATE_W}s]) + "
+                    f"rate({metric('idle')}[{RATE_W}s])", t0, t_end, 0.5)
+    highs = {cpu: max(v) for cpu, v in s.items()}
+    k.result(s and all(v <= MAX_CPU_RATE for v in highs.values()),
+             "rate(busy) + rate(idle) across the reset is no spike",
+             [f"max per CPU: {highs}, bound {MAX_CPU_RATE}"])
+
+
+def check_failed_writes(k, writes, t_det, t_att):
+    """t_det: before the detach began; t_att: after the attach returned"""
+    failed = [w for w in writes if not w["ok"]]
+    gap = [w for w in failed if w["t1"] >= t_det and w["t0"] <= t_att]
+    kept = True
+    last = None
+    for w in writes:
+        if w["ok"]:
+            last = w["text"]
+        elif last is not None:
+            kept &= w["text"] == last
+    k.result(gap and len(gap) == len(failed) and kept,
+             "detached, the service's command fails and leaves the last "
+             "file in place",
+             [f"{len(failed)} of {len(writes)} writes failed, "
+              f"{len(gap)} while detached"] +
+             sorted({w["err"].strip() for w in failed})[:2])
+
+
+def check_exporter(k, prom, t_end, span):
+    up = prom.query(f"min_over_time(up[{span}s])", t_end)
+    err = prom.query(f"max_over_time(node_textfile_scrape_error[{span}s])",
+                     t_end)
+    k.result(list(up.values()) == [1.0] and list(err.values()) == [0.0],
+             "every scrape succeeded and the textfile collector never "
+             "saw a broken file", [f"min up {up}, max scrape error {err}"])
+
+
+def check_rules(k, prom, t_end):
+    groups = prom.api("/api/v1/rules")["groups"]
+    rules = [r for g in groups for r in g["rules"]]
+    bad = [f"{r['name']}: {r.get('health')} {r.get('lastError', '')}"
+           for r in rules if r.get("health") != "ok"]
+    share = prom.query("instance:iowprobe_cpu_iowait:ratio_rate5m", t_end)
+    k.result(rules and not bad and len(share) == 1 and
+             all(0 <= v <= 1 for v in share.values()),
+             "the recording rules load and evaluate on the real series",
+             [f"{len(rules)} rules", f"exact iowait share (5m): {share}"] +
+             bad)
+
+
+def run(k, env, tmp, work):
+    textdir = os.path.join(tmp, "textfile")
+    bindir = os.path.join(tmp, "bin")
+    os.mkdir(textdir)
+    os.mkdir(bindir)
+    os.symlink(IOWSTAT, os.path.join(bindir, "iowstat"))
+    env = dict(env, PATH=bindir + os.pathsep + env.get("PATH", ""))
+    procs = []
+    writer = reader = None
+    try:
+        eport, pport = free_port(), free_port()
+        procs.append(start([EXPORTER, "--collector.disable-defaults",
+                            "--collector.textfile",
+                            f"--collector.textfile.directory={textdir}",
+                            f"--web.listen-address=127.0.0.1:{eport}"],
+                           os.path.join(tmp, "exporter.log")))
+        why = wait_http(f"http://127.0.0.1:{eport}/metrics", procs[-1],
+                        os.path.join(tmp, "exporter.log"))
+        if not k.result(why is None, "prometheus-node-exporter serves the "
+                        "textfile collector", why or []):
+            return
+        cfg = prometheus_config(tmp, eport)
+        procs.append(start([PROMETHEUS, f"--config.file={cfg}",
+                            f"--storage.tsdb.path={tmp}/tsdb",
+                            f"--web.listen-address=127.0.0.1:{pport}",
+                            "--log.level=warn"],
+                           os.path.join(tmp, "prometheus.log")))
+        why = wait_http(f"http://127.0.0.1:{pport}/-/ready", procs[-1],
+                        os.path.join(tmp, "prometheus.log"))
+        if not k.result(why is None, "prometheus is ready", why or []):
+            return
+        prom = Prom(pport)
+        path = os.path.join(work, "file")
+        with open(path, "wb") as f:
+            for _ in range(FILE_MB):
+                f.write(os.urandom(1 << 20))
+            f.flush()
+            os.fsync(f.fileno())
+        writer = Writer(env, textdir)
+        t_begin = time.time()
+        writer.start()
+        # the first samples: the load starts with the pipeline running
+        end = time.monotonic() + READY_S
+        while time.monotonic() < end and not prom.query(
+                f"count_over_time({metric('idle')}[10s])", time.time()):
+            time.sleep(0.2)
+        reader = Reader(path)
+        reader.start()
+        t_load = time.time()
+        time.sleep(LOAD_A)
+        t_det = time.time()
+        r = iowstat(env, "--bpf", "detach")
+        time.sleep(GAP)
+        r2 = iowstat(env, "--bpf", "attach")
+        t_att = time.time()
+        k.result(r.returncode == 0 and r2.returncode == 0,
+                 "detach and attach again while the pipeline runs",
+                 [r.stderr.strip(), r2.stderr.strip()])
+        time.sleep(LOAD_B)
+        reader.stop.set()
+        reader.join()
+        time.sleep(2 * PERIOD)      # the last writes scraped
+        writer.stop.set()
+        writer.join()
+        t_end = time.time()
+        span = int(t_end - t_begin) + 2
+        k.diag(f"{len(writer.writes)} writes, {reader.n} O_DIRECT reads "
+               f"in {t_det - t_load + LOAD_B + GAP:.1f} s")
+        check_exporter(k, prom, t_end, span)
+        stored = check_transport(k, prom, writer.writes, t_end, span)
+        figures = check_window(k, prom, stored, t_load + PERIOD,
+                               t_det - 0.1)
+        if figures:
+            check_iowait(k, figures)
+            check_resets(k, prom, stored, t_load + PERIOD, t_det - 0.1,
+                         t_end, span)
+        check_failed_writes(k, writer.writes, t_det, t_att)
+        check_rules(k, prom, t_end)
+    finally:
+        if reader:
+            reader.stop.set()
+            reader.join()
+        if writer:
+            writer.stop.set()
+            writer.join()
+        for p in procs:
+            stop(p)
+
+
+def main():
+    if os.geteuid() != 0:
+        skip_all("attaching BPF programs and mounting a bpffs need root")
+    missing = [p for p in (PROMETHEUS, EXPORTER) if not os.access(p, os.X_OK)]
+    if missing:
+        skip_all(f"no {' '.join(missing)}: apt-get install prometheus "
+                 "prometheus-node-exporter (scripts/deps)")
+    if not os.access(IOWSTAT, os.X_OK):
+        skip_all(f"{IOWSTAT} not built: make -C user")
+    if "libbpf" not in subprocess.run(["ldd", IOWSTAT], capture_output=True,
+                                      text=True).stdout:
+        skip_all("iowstat built without BPF: make -C user BPF=1")
+    disk = real_disk_dir()
+    if disk is None:
+        skip_all("no writable folder on a block device for O_DIRECT")
+    with tempfile.TemporaryDirectory() as tmp, \
+            tempfile.TemporaryDirectory(dir=disk) as work:
+        fs, nodbg = os.path.join(tmp, "bpffs"), os.path.join(tmp, "debug")
+        os.mkdir(fs)
+        os.mkdir(nodbg)
+        if subprocess.run(["mount", "-t", "bpf", "bpf", fs]).returncode:
+            skip_all("cannot mount a bpffs here")
+        pin = os.path.join(fs, "iowprobe")
+        env = dict(os.environ, IOWSTAT_BPF_PIN=pin, IOWSTAT_DEBUGFS=nodbg)
+        try:
+            r = iowstat(env, "--bpf", "attach")
+            if r.returncode == 2:
+                skip_all(r.stderr.strip().splitlines()[-1])
+            k = iow.Ktap()
+            if k.result(r.returncode == 0, "iowstat --bpf attach: exit 0",
+                        [r.stderr.strip()]):
+                run(k, env, tmp, work)
+        finally:
+            iowstat(env, "--bpf", "detach")
+            subprocess.run(["umount", fs])
+            shutil.rmtree(os.path.join(tmp, "tsdb"), ignore_errors=True)
+    k.finish()
+
+
+if __name__ == "__main__":
+    main()
