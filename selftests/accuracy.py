@@ -304,18 +304,24 @@ def stop(procs):
 def sample_mirror(want, least=3, limit=60):
     """Largest distance of all nr_iowait from procs_blocked over at least
     `least` seconds and `want` samples (a slow kernel takes longer over
-    each), `limit` seconds at most, and the number of samples.  The two
-    files cannot be read at one instant: a sample counts only when
-    procs_blocked read just before and just after agree (a slow read can
-    straddle several changes)."""
+    each), `limit` seconds at most, and the number of samples.  The files
+    cannot be read at one instant, and each CPU's row is read at its own:
+    a sample counts only when the state held still over it, procs_blocked
+    the same before, between and after two reads of cpus that agree CPU by
+    CPU (two CPUs changing in opposite directions during one read leave
+    procs_blocked as it was and the rows two apart)."""
     worst, samples = 0, 0
     start = time.monotonic()
     while time.monotonic() < start + limit and \
             (samples < want or time.monotonic() < start + least):
         before = iow.procs_blocked()
         rows, _ = iow.read_cpus()
+        mid = iow.procs_blocked()
+        again, _ = iow.read_cpus()
         after = iow.procs_blocked()
-        if before == after:
+        still = all(rows[c]["nr_iowait"] == again[c]["nr_iowait"]
+                    for c in rows)
+        if before == mid == after and still:
             worst = max(worst, abs(rows["all"]["nr_iowait"] - before))
             samples += 1
         time.sleep(0.05)
