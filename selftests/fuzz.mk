@@ -38,10 +38,10 @@ FUZZ_TARGETS	:= fuzz_procfs fuzz_cpus fuzz_replay fuzz_numbers
 FUZZ_SANFLAGS	:= -fsanitize=address,undefined -fno-sanitize-recover=all \
 	-fno-omit-frame-pointer
 FUZZ_CFLAGS	:= -O1 -g -Wall -Wextra -D_GNU_SOURCE -I$(FUZZ_USER) \
-	$(FUZZ_SANFLAGS)
+	-I$(abspath $(FUZZ_HERE)/../include) $(FUZZ_SANFLAGS)
 
 # everything of iowstat but main() and the BPF backend (needs a skeleton)
-FUZZ_USER_SRCS	:= $(filter-out %/iowstat.c %/backend_bpf.c %.bpf.c, \
+FUZZ_USER_SRCS	:= $(filter-out %/iowstat.c %/backend_bpf.c %/bpf_pin.c %.bpf.c, \
 	$(wildcard $(FUZZ_USER)/*.c))
 user_objs	= $(patsubst $(FUZZ_USER)/%.c,$(1)/%.o,$(FUZZ_USER_SRCS))
 
