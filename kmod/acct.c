@@ -277,9 +277,14 @@ static bool asleep(struct task_struct *p)
 /*
  * seed_one() - follow a task that went to sleep before the probes existed
  *
- * The entry is published before the recheck, so a wakeup either finds it
- * (and decrements) or happened before it, and then the recheck sees the
- * task awake and takes the entry back.
+ * The entry is counted (or parked), then published, then the task is
+ * looked at again: a wakeup either finds the entry (and undoes the count)
+ * or came before it, and then the recheck sees the task awake and takes
+ * the entry back.  Counting before publishing matters: once published, a
+ * wakeup may release the entry and return it to the pool at once, so it
+ * must be on its CPU's lists by then, never after.  A task that a probe
+ * already follows (it slept again after the probes attached) is the
+ * probe's: ours is undone, and that is no anomaly.
  */
 static void seed_one(struct task_struct *p, enum iowprobe_switch_verdict v)
 {
@@ -288,13 +293,20 @@ static void seed_one(struct task_struct *p, enum iowprobe_switch_verdict v)
 	struct iowprobe_entry *e;
 	unsigned long flags;
 
-	e = follow(p, cpu, v == IOWPROBE_SW_COUNT ? IOWPROBE_T_COUNTED :
-						    IOWPROBE_T_PENDING);
+	e = iowprobe_entry_get(&iowprobe_tasks);
 	if (!e)
 		return;
+	e->task.cpu = cpu;
+	e->task.state = v == IOWPROBE_SW_COUNT ? IOWPROBE_T_COUNTED :
+						 IOWPROBE_T_PENDING;
+	INIT_LIST_HEAD(&e->task.pending);
 	raw_spin_lock_irqsave(&c->lock, flags);
 	charge(c, e);
 	raw_spin_unlock_irqrestore(&c->lock, flags);
+	if (!iowprobe_table_add_new(&iowprobe_tasks, p, e)) {
+		release(e, false);
+		return;
+	}
 	smp_mb();	/* publish the entry before reading the task's state */
 	if (asleep(p)) {
 		atomic64_inc(&seeded);

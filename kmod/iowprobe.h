@@ -114,6 +114,8 @@ void iowprobe_entry_put(struct iowprobe_table *t, struct iowprobe_entry *e);
 struct iowprobe_entry *iowprobe_table_add(struct iowprobe_table *t,
 					  const void *key,
 					  struct iowprobe_entry *e);
+bool iowprobe_table_add_new(struct iowprobe_table *t, const void *key,
+			    struct iowprobe_entry *e);
 struct iowprobe_entry *iowprobe_table_del(struct iowprobe_table *t,
 					  const void *key);
 unsigned int iowprobe_table_used(struct iowprobe_table *t);

@@ -133,6 +133,29 @@ struct iowprobe_entry *iowprobe_table_add(struct iowprobe_table *t,
 	return old;
 }
 
+/*
+ * iowprobe_table_add_new() - publish @e under @key unless @key has an entry
+ *
+ * Return: whether @e was published (if not, the caller still owns it).
+ */
+bool iowprobe_table_add_new(struct iowprobe_table *t, const void *key,
+			    struct iowprobe_entry *e)
+{
+	unsigned int b = bucket_of(t, key);
+	raw_spinlock_t *lock = &t->locks[b & t->lock_mask];
+	unsigned long flags;
+	bool added = false;
+
+	e->key = key;
+	raw_spin_lock_irqsave(lock, flags);
+	if (!find(&t->buckets[b], key)) {
+		hlist_add_head(&e->node, &t->buckets[b]);
+		added = true;
+	}
+	raw_spin_unlock_irqrestore(lock, flags);
+	return added;
+}
+
 /* iowprobe_table_del() - unlink the entry of @key; the caller owns it */
 struct iowprobe_entry *iowprobe_table_del(struct iowprobe_table *t,
 					  const void *key)

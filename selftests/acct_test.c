@@ -1052,6 +1052,36 @@ TEST_F(sched, seed_races_wakeup_after_publish)
 }
 
 /*
+ * 6.12: A is a delayed sleeper at load (parked, not counted).  Its wakeup
+ * comes while seed_one() is about to take CPU0's lock to park it.  The
+ * entry must not be published yet: a wakeup that found it would return
+ * it to the pool, and the parking that follows would put a free entry on
+ * CPU0's pending list (7.3 in CI: "list_add double add" at the next
+ * load).  Here the wakeup finds nothing, the entry is parked and
+ * published, the recheck sees A awake and takes it back: a seed race,
+ * nothing parked, nothing followed.
+ */
+TEST_F(sched, seed_parks_before_it_publishes)
+{
+	struct kernel *k = &self->k;
+
+	NEEDS_DELAYED_DEQUEUE();
+	k_preload(k, A, 0, true);
+	shim_hook = wake_a_in_place;
+	shim_hook_arg = k;
+	shim_hook_lock = &per_cpu_ptr(iowprobe_cpus, 0)->lock;
+	iowprobe_seed();
+	quiet();
+	EXPECT_TRUE(shim_hook == NULL);
+	EXPECT_EQ(1, status_num("seed_raced"));
+	EXPECT_EQ(0, status_num("seeded"));
+	EXPECT_EQ(0ULL, cnt(0, C_(anomalies)));
+	EXPECT_TRUE(list_empty(&per_cpu_ptr(iowprobe_cpus, 0)->pending));
+	EXPECT_MIRROR(k, 0, 0);
+	EXPECT_EQ(0, followed());
+}
+
+/*
  * A sleeps in iowait on CPU0 at 10; its wakeup at 20 is missed (the
  * kernel decrements, the module sees nothing) and A exits; its
  * sched_process_free at 25 ends the entry as an anomaly and undoes the
