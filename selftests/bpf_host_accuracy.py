@@ -131,13 +131,7 @@ def disk_reads(dev):
 
 def make_file(work):
     """FILE_MB of random bytes, on the disk"""
-    path = os.path.join(work, "file")
-    with open(path, "wb") as f:
-        for _ in range(FILE_MB):
-            f.write(os.urandom(1 << 20))
-        f.flush()
-        os.fsync(f.fileno())
-    return path
+    return iow.random_file(os.path.join(work, "file"), FILE_MB)
 
 
 def check_env(iowstat):

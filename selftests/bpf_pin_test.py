@@ -32,11 +32,6 @@ LINKS = 9            # one per attached program (backend_bpf.c attach_all)
 SLACK_NS = 1_000_000  # the reads' own instants are taken inside iowstat
 
 
-def skip_all(why):
-    print(f"1..0 # SKIP {why}")
-    sys.exit(4)
-
-
 def iowstat(env, *args):
     return subprocess.run([IOWSTAT, *args], env=env, capture_output=True,
                           text=True)
@@ -138,18 +133,18 @@ def check_detach(k, env, pin):
 
 def main():
     if os.geteuid() != 0:
-        skip_all("attaching BPF programs needs root")
+        iow.skip_all("attaching BPF programs needs root")
     if not os.access(IOWSTAT, os.X_OK):
-        skip_all(f"{IOWSTAT} not built: make -C user")
+        iow.skip_all(f"{IOWSTAT} not built: make -C user")
     if "libbpf" not in subprocess.run(["ldd", IOWSTAT], capture_output=True,
                                       text=True).stdout:
-        skip_all("iowstat built without BPF: make -C user BPF=1")
+        iow.skip_all("iowstat built without BPF: make -C user BPF=1")
     with tempfile.TemporaryDirectory() as tmp:
         fs, nodbg = os.path.join(tmp, "bpffs"), os.path.join(tmp, "debug")
         os.mkdir(fs)
         os.mkdir(nodbg)
         if subprocess.run(["mount", "-t", "bpf", "bpf", fs]).returncode:
-            skip_all("cannot mount a bpffs here")
+            iow.skip_all("cannot mount a bpffs here")
         pin = os.path.join(fs, "iowprobe")
         env = dict(os.environ, IOWSTAT_BPF_PIN=pin, IOWSTAT_DEBUGFS=nodbg)
         try:
@@ -157,7 +152,7 @@ def main():
             r = iowstat(env, "--bpf", "attach")
             t_a1 = time.monotonic_ns()
             if r.returncode == 2:
-                skip_all(r.stderr.strip().splitlines()[-1])
+                iow.skip_all(r.stderr.strip().splitlines()[-1])
             k = iow.Ktap()
             k.result(r.returncode == 0, "iowstat --bpf attach: exit 0",
                      [r.stdout.strip(), r.stderr.strip()])

@@ -395,6 +395,22 @@ def preempt_rt():
         return "PREEMPT_RT" in os.uname().version
 
 
+def skip_all(why):
+    """A whole test skipped before its plan: KTAP's "1..0 # SKIP", exit 4"""
+    print(f"1..0 # SKIP {why}")
+    sys.exit(4)
+
+
+def random_file(path, mb):
+    """mb MiB of random bytes at path, written through to the disk"""
+    with open(path, "wb") as f:
+        for _ in range(mb):
+            f.write(os.urandom(1 << 20))
+        f.flush()
+        os.fsync(f.fileno())
+    return path
+
+
 def debug_kernel():
     """True on a kernel built with KASAN or lockdep (scripts/debug-kernel):
     everything there runs several times slower, so the tests that wait

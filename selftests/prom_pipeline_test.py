@@ -75,11 +75,6 @@ def metric(counter):
     return f"iowprobe_cpu_{counter}_seconds_total"
 
 
-def skip_all(why):
-    print(f"1..0 # SKIP {why}")
-    sys.exit(4)
-
-
 def iowstat(env, *args):
     return subprocess.run([IOWSTAT, *args], env=env, capture_output=True,
                           text=True)
@@ -487,12 +482,7 @@ def run(k, env, tmp, work):
         if not k.result(why is None, "prometheus is ready", why or []):
             return
         prom = Prom(pport)
-        path = os.path.join(work, "file")
-        with open(path, "wb") as f:
-            for _ in range(FILE_MB):
-                f.write(os.urandom(1 << 20))
-            f.flush()
-            os.fsync(f.fileno())
+        path = iow.random_file(os.path.join(work, "file"), FILE_MB)
         writer = Writer(env, textdir)
         t_begin = time.time()
         writer.start()
@@ -546,32 +536,32 @@ def run(k, env, tmp, work):
 
 def main():
     if os.geteuid() != 0:
-        skip_all("attaching BPF programs and mounting a bpffs need root")
+        iow.skip_all("attaching BPF programs and mounting a bpffs need root")
     missing = [p for p in (PROMETHEUS, EXPORTER) if not os.access(p, os.X_OK)]
     if missing:
-        skip_all(f"no {' '.join(missing)}: apt-get install prometheus "
-                 "prometheus-node-exporter (scripts/deps)")
+        iow.skip_all(f"no {' '.join(missing)}: apt-get install prometheus "
+                     "prometheus-node-exporter (scripts/deps)")
     if not os.access(IOWSTAT, os.X_OK):
-        skip_all(f"{IOWSTAT} not built: make -C user")
+        iow.skip_all(f"{IOWSTAT} not built: make -C user")
     if "libbpf" not in subprocess.run(["ldd", IOWSTAT], capture_output=True,
                                       text=True).stdout:
-        skip_all("iowstat built without BPF: make -C user BPF=1")
+        iow.skip_all("iowstat built without BPF: make -C user BPF=1")
     disk = real_disk_dir()
     if disk is None:
-        skip_all("no writable folder on a block device for O_DIRECT")
+        iow.skip_all("no writable folder on a block device for O_DIRECT")
     with tempfile.TemporaryDirectory() as tmp, \
             tempfile.TemporaryDirectory(dir=disk) as work:
         fs, nodbg = os.path.join(tmp, "bpffs"), os.path.join(tmp, "debug")
         os.mkdir(fs)
         os.mkdir(nodbg)
         if subprocess.run(["mount", "-t", "bpf", "bpf", fs]).returncode:
-            skip_all("cannot mount a bpffs here")
+            iow.skip_all("cannot mount a bpffs here")
         pin = os.path.join(fs, "iowprobe")
         env = dict(os.environ, IOWSTAT_BPF_PIN=pin, IOWSTAT_DEBUGFS=nodbg)
         try:
             r = iowstat(env, "--bpf", "attach")
             if r.returncode == 2:
-                skip_all(r.stderr.strip().splitlines()[-1])
+                iow.skip_all(r.stderr.strip().splitlines()[-1])
             k = iow.Ktap()
             if k.result(r.returncode == 0, "iowstat --bpf attach: exit 0",
                         [r.stderr.strip()]):
