@@ -1,0 +1,258 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-only
+#
+# bench_results_test.py - scripts/bench_results.py on the host: the order
+# of the rounds, each tool's output as scripts/bench-guest captures it read
+# as ns per operation, and the CSV files it writes, byte for byte as
+# scripts/bench-report reads them
+#
+# usage: bench_results_test.py [ignored...]
+# Prints TAP with a Totals line; exit 0 when every test passed, 1 otherwise.
+import os
+import subprocess
+import sys
+import tempfile
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+SCRIPT = os.path.join(HERE, "..", "scripts", "bench_results.py")
+sys.path.insert(0, HERE)
+sys.path.insert(0, os.path.dirname(SCRIPT))
+import iowprobe as iow  # noqa: E402
+import bench_results as br  # noqa: E402
+
+TESTS = []
+TMP = tempfile.mkdtemp(prefix="bench-results-test.")
+
+# what the workloads print, as bench-guest keeps it (stdout and stderr)
+PERF_PIPE = """\
+# Running 'sched/pipe' benchmark:
+# Executed 2000 pipe operations between two processes
+
+     Total time: 0.055 [sec]
+
+      27.583000 usecs/op
+          36254 ops/sec
+"""
+FIO_JSON = """\
+fio: file hash not empty on exit
+{
+  "fio version" : "fio-3.33",
+  "jobs" : [
+    {
+      "jobname" : "randread",
+      "read" : {
+        "io_bytes" : 819200000,
+        "total_ios" : 200000,
+        "runtime" : 1341,
+        "iops" : 149142.431022
+      }
+    }
+  ]
+}
+"""
+DD = """\
+512+0 records in
+512+0 records out
+33554432 bytes (34 MB, 32 MiB) copied, 0.209256 s, 160 MB/s
+"""
+# iowprobe's debugfs status before and after a run: 1000 hits between
+STATUS_BEFORE = """\
+abi: 1
+events_sched_switch: 4000
+events_sched_waking: 2000
+events_block_rq_issue: 10
+events_block_rq_complete: 10
+"""
+STATUS_AFTER = """\
+abi: 1
+events_sched_switch: 4600
+events_sched_waking: 2390
+events_block_rq_issue: 15
+events_block_rq_complete: 15
+"""
+# perf stat -x, -e task-clock of iowstat 1 1 and of iowstat 1 11
+STAT_FIRST = """\
+# started on Tue Dec  1 10:37:49 2026
+
+4.19,msec,task-clock,4187761,100.00,0.648,CPUs utilized
+"""
+STAT_ALL = """\
+# started on Tue Dec  1 10:37:49 2026
+
+11.610001,msec,task-clock,11610001,100.00,0.001,CPUs utilized
+"""
+READCOST = "reads 50 median_ns 55190 min_ns 54012 bytes 1377\n"
+
+
+def test(fn):
+    TESTS.append(fn)
+    return fn
+
+
+def check(cond, what):
+    if not cond:
+        raise AssertionError(what)
+
+
+def equal(got, want, what):
+    check(got == want, f"{what}:\n{got!r}\nexpected:\n{want!r}")
+
+
+def write(name, text):
+    path = os.path.join(TMP, name)
+    with open(path, "w") as f:
+        f.write(text)
+    return path
+
+
+def read(path):
+    with open(path) as f:
+        return f.read()
+
+
+def run(*args, stdin=""):
+    return subprocess.run([sys.executable, SCRIPT] + [str(a) for a in args],
+                          input=stdin, capture_output=True, text=True,
+                          timeout=60)
+
+
+def outdir():
+    return tempfile.mkdtemp(dir=TMP)
+
+
+@test
+def rounds_rotate_by_one_after_the_warm_up():
+    res = run("schedule", 2, 1, "nothing", "floor", "iowprobe")
+    equal(res.returncode, 0, "exit status")
+    equal(res.stdout, "0 nothing floor iowprobe\n"
+          "1 floor iowprobe nothing\n"
+          "2 iowprobe nothing floor\n", "schedule with a warm-up")
+    equal(br.schedule(3, 0, ["a", "b"]),
+          [(1, ["b", "a"]), (2, ["a", "b"]), (3, ["b", "a"])],
+          "schedule without a warm-up")
+
+
+@test
+def each_tool_output_read_as_ns_per_operation():
+    equal(br.ns_per_op("pipe", PERF_PIPE, 2000), 27583.0, "perf bench pipe")
+    equal(br.ns_per_op("pinned", PERF_PIPE, 2000), 27583.0, "pinned")
+    # 1341 ms over 200,000 I/Os, past fio's warning line
+    equal(f"{br.ns_per_op('fio', FIO_JSON, 200000):.1f}", "6705.0", "fio")
+    # 0.209256 s over 512 blocks: 408703.125, printed as printf does
+    equal(f"{br.ns_per_op('copy', DD, 512):.1f}", "408703.1", "dd")
+    equal(br.status_events(STATUS_AFTER) - br.status_events(STATUS_BEFORE),
+          1000, "tracepoint hits between two status reads")
+    equal(br.status_events(""), 0, "an unreadable status")
+
+
+@test
+def output_without_a_figure_is_refused():
+    for workload, text in (("pipe", "perf: not found\n"),
+                           ("fio", "fio: no such device\n"),
+                           ("fio", FIO_JSON.replace('"total_ios" : 200000',
+                                                    '"total_ios" : 0')),
+                           ("copy", "dd: error writing: No space left\n")):
+        try:
+            br.ns_per_op(workload, text, 512)
+        except br.NoFigure:
+            continue
+        raise AssertionError(f"{workload}: a figure from {text!r}")
+
+
+@test
+def raw_and_events_csv_rows():
+    d = outdir()
+    equal(run("start", d).returncode, 0, "start")
+    perf = write("perf", PERF_PIPE)
+    fio = write("fio", FIO_JSON)
+    dd = write("dd", DD)
+    st = (write("before", STATUS_BEFORE), write("after", STATUS_AFTER))
+    for args in ((0, "nothing", "pipe", 2000, perf),     # warm-up: not kept
+                 (1, "nothing", "pipe", 2000, perf),
+                 (1, "nothing", "fio", 200000, fio),
+                 (1, "nothing", "copy", 512, dd),
+                 (1, "iowprobe", "pinned", 2000, perf) + st,
+                 (2, "iowprobe", "copy", 512, dd) + st):
+        res = run("record", d, *args)
+        equal((res.returncode, res.stderr), (0, ""), f"record {args}")
+    equal(read(os.path.join(d, "raw.csv")),
+          "round,config,workload,ns_per_op\n"
+          "1,nothing,pipe,27583.0\n"
+          "1,nothing,fio,6705.0\n"
+          "1,nothing,copy,408703.1\n"
+          "1,iowprobe,pinned,27583.0\n"
+          "2,iowprobe,copy,408703.1\n", "raw.csv")
+    equal(read(os.path.join(d, "events.csv")),
+          "round,config,workload,ops,events\n"
+          "1,iowprobe,pinned,2000,1000\n"
+          "2,iowprobe,copy,512,1000\n", "events.csv")
+    kept = read(os.path.join(d, "raw.csv"))
+    res = run("record", d, 3, "nothing", "pipe", 2000,
+              write("bad", "perf: not found\n"))
+    equal(res.returncode, 1, "a run without a figure: exit status")
+    check(res.stderr.count("\n") == 1 and "usecs/op" in res.stderr,
+          f"a run without a figure: one line saying why, got {res.stderr!r}")
+    equal(read(os.path.join(d, "raw.csv")), kept,
+          "raw.csv after a run without a figure")
+
+
+@test
+def na_csv_one_row_per_pair_any_first():
+    d = outdir()
+    res = run("na", d, "nothing,floor,iowprobe", "pipe,fio",
+              stdin="iowprobe/pipe\tpipe failed: perf: no, not that\n"
+                    "any/fio\tnull_blk: not found\n"
+                    "floor\tinsmod: Operation not permitted\n")
+    equal(res.returncode, 0, "exit status")
+    equal(read(os.path.join(d, "na.csv")),
+          "config,workload,reason\n"
+          "nothing,fio,null_blk: not found\n"
+          "floor,pipe,insmod: Operation not permitted\n"
+          "floor,fio,null_blk: not found\n"
+          "iowprobe,pipe,pipe failed: perf: no; not that\n"
+          "iowprobe,fio,null_blk: not found\n", "na.csv")
+
+
+@test
+def reader_csv_cpu_per_sample_and_a_read_of_cpus():
+    d = outdir()
+    res = run("reader", d, "--samples", 11, "--first",
+              write("first", STAT_FIRST), "--all", write("all", STAT_ALL),
+              "--readcost", write("cost", READCOST), "--readcost-rc", 0)
+    equal(res.returncode, 0, "exit status")
+    # (11610001 - 4190000) / 10 = 742000.1, whole ns: 742000
+    equal(read(os.path.join(d, "reader.csv")),
+          "metric,value,unit\n"
+          "iowstat_cpu_first,4190000,ns\n"
+          "iowstat_cpu_per_sample,742000,ns\n"
+          "iowstat_cpu_share,0.0742,% of one CPU\n"
+          "cpus_read,55190,ns\n"
+          "cpus_read_min,54012,ns\n"
+          "cpus_bytes,1377,bytes\n", "reader.csv")
+
+
+@test
+def reader_csv_what_could_not_be_measured():
+    d = outdir()
+    cost = write("cost-failed", "readcost: /x/cpus: No such file, really\n")
+    equal(run("reader", d, "--samples", 11, "--readcost", cost,
+              "--readcost-rc", 1).returncode, 0, "exit status")
+    equal(read(os.path.join(d, "reader.csv")),
+          "metric,value,unit\n"
+          "iowstat_cpu_per_sample,n/a,perf stat failed\n"
+          "cpus_read,n/a,n/a readcost: /x/cpus: No such file; really\n",
+          "perf stat and readcost failed")
+    equal(run("reader", d, "--not-measured", "insmod: File exists").returncode,
+          0, "exit status")
+    equal(read(os.path.join(d, "reader.csv")),
+          "metric,value,unit\n"
+          "iowstat_cpu_per_sample,n/a,insmod: File exists\n",
+          "iowprobe not attached")
+    # the start-up cancelled, a later sample can come out cheaper: the
+    # difference is rounded toward zero, not down
+    rows = br.iowstat_rows(4, "1,msec,task-clock\n",
+                           "0.99999,msec,task-clock\n")
+    equal(rows[1], ("iowstat_cpu_per_sample", -3, "ns"), "-10 ns / 3")
+
+
+sys.exit(iow.run_tap(TESTS, TMP))
