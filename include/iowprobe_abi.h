@@ -86,6 +86,22 @@ iowprobe_col_combine(enum iowprobe_col_kind kind, unsigned long long sum,
 	return sum + v;
 }
 
+/* the procs and cgroups columns, by position (iowprobe_owner_cols.h) */
+enum iowprobe_owner_col {
+#define IOWPROBE_OWNER_COL(name, in_procs, in_cgroups)	IOWPROBE_OCOL_##name,
+#include "iowprobe_owner_cols.h"
+	IOWPROBE_OCOL_NR
+};
+
+/* who a row of the owner files stands for: its file is the kind's name */
+enum iowprobe_owner_kind {
+	IOWPROBE_PROCS,		/* a thread group: its rows' key is the tgid */
+	IOWPROBE_CGROUPS,	/* a cgroup v2: its key is the cgroup id */
+	IOWPROBE_OWNER_KINDS
+};
+
+#define IOWPROBE_OWNER_FILES	{ "procs", "cgroups" }
+
 #define IOWPROBE_DEVICES_HEADER \
 	"device major:minor requests read_bytes write_bytes inflight busy_ns"
 

@@ -32,6 +32,10 @@
  * @iowait_ns:    idle and @mirror > 0 (the kernel's rule, integrated)
  * @blk_local_ns: idle and a request submitted from this CPU in flight
  * @blk_any_ns:   idle and any request in flight
+ * @share_ns:     idle and @mirror > 0, divided by @mirror: what each of the
+ *                CPU's iowait sleepers earned (doc/design.md#who-waits).  A
+ *                sleeper notes it when counted and takes the difference when
+ *                it wakes; the shares of all sleepers add up to @iowait_ns.
  * @mirror:       the module's copy of this CPU's rq->nr_iowait
  * @lfl:          requests submitted from this CPU in flight
  * @idle:         the idle task is current
@@ -45,6 +49,7 @@ struct iowprobe_acct {
 	__u64 iowait_ns;
 	__u64 blk_local_ns;
 	__u64 blk_any_ns;
+	__u64 share_ns;
 	__s32 mirror;
 	__s32 lfl;
 	__u8 idle;
@@ -104,8 +109,10 @@ iowprobe_acct_close(struct iowprobe_acct *a, __u64 now, __u64 g)
 	}
 	if (a->idle) {
 		a->idle_ns += d;
-		if (a->mirror > 0)
+		if (a->mirror > 0) {
 			a->iowait_ns += d;
+			a->share_ns += d / (__u32)a->mirror;
+		}
 		if (a->lfl > 0)
 			a->blk_local_ns += d;
 		/* clocks read a few ns apart must not make blk_any > idle */

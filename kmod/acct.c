@@ -63,12 +63,17 @@ static void count(struct iowprobe_cpu *c, enum iowprobe_counter n)
 	c->counters[n]++;	/* c->lock held */
 }
 
-/* add_mirror() - the kernel changed @c's nr_iowait by @delta; c->lock held */
-static void add_mirror(struct iowprobe_cpu *c, int delta)
+/*
+ * add_mirror() - the kernel changed @c's nr_iowait by @delta; c->lock held
+ *
+ * Return: the instant of the change.
+ */
+static u64 add_mirror(struct iowprobe_cpu *c, int delta)
 {
 	u64 now = iowprobe_now();
 
 	iowprobe_acct_add_mirror(&c->acct, now, iowprobe_blk_gclock(now), delta);
+	return now;
 }
 
 /*
@@ -79,21 +84,26 @@ static void release(struct iowprobe_entry *e, bool dec)
 {
 	struct iowprobe_cpu *c = cpu_state(e->task.cpu);
 	unsigned long flags;
+	u64 now, share = 0;
 
 	raw_spin_lock_irqsave(&c->lock, flags);
 	if (e->task.state == IOWPROBE_T_PENDING) {
 		list_del(&e->task.pending);
+		now = iowprobe_now();
 	} else if (dec) {
-		add_mirror(c, -1);
+		now = add_mirror(c, -1);
+		share = c->acct.share_ns - e->task.wait.share_snap;
 		count(c, IOWPROBE_C_wakeups);
 		/* an offline CPU books no time, idle or not */
 		if (c->acct.idle && c->acct.online &&
 		    e->task.cpu != smp_processor_id())
 			count(c, IOWPROBE_C_remote_dec_idle);
 	} else {
-		add_mirror(c, -1);	/* undo a count we cannot follow */
+		now = add_mirror(c, -1);	/* undo a count we cannot follow */
+		share = c->acct.share_ns - e->task.wait.share_snap;
 	}
 	raw_spin_unlock_irqrestore(&c->lock, flags);
+	iowprobe_owners_wake(&e->task.wait, now, share);
 	iowprobe_entry_put(&iowprobe_tasks, e);
 }
 
@@ -108,21 +118,38 @@ static void anomaly(int cpu)
 }
 
 /*
- * follow() - start following @p, charged to @cpu
- *
- * Return: the published entry, or NULL when the pool is empty (counted in
- * the table; the sleep then goes uncounted, which status reports).
+ * entry_for() - an entry for @p, asleep since @now, charged to @cpu, and
+ * noted on @p's process and cgroup rows; NULL when the pool is empty
+ * (counted in the table; the sleep then goes uncounted, which status
+ * reports)
  */
-static struct iowprobe_entry *follow(struct task_struct *p, int cpu, u8 state)
+static struct iowprobe_entry *entry_for(struct task_struct *p, int cpu,
+					u8 state, u64 now)
 {
-	struct iowprobe_entry *e, *old;
+	struct iowprobe_entry *e = iowprobe_entry_get(&iowprobe_tasks);
 
-	e = iowprobe_entry_get(&iowprobe_tasks);
 	if (!e)
 		return NULL;
 	e->task.cpu = cpu;
 	e->task.state = state;
 	INIT_LIST_HEAD(&e->task.pending);
+	iowprobe_owners_of(p, e->task.wait.owner);
+	iowprobe_owners_sleep(&e->task.wait, now);
+	return e;
+}
+
+/*
+ * follow() - start following @p, charged to @cpu
+ *
+ * Return: the published entry, or NULL when the pool is empty.
+ */
+static struct iowprobe_entry *follow(struct task_struct *p, int cpu, u8 state)
+{
+	struct iowprobe_entry *e, *old;
+
+	e = entry_for(p, cpu, state, iowprobe_now());
+	if (!e)
+		return NULL;
 	old = iowprobe_table_add(&iowprobe_tasks, p, e);
 	if (old) {		/* a wakeup we never saw */
 		anomaly(old->task.cpu);
@@ -136,6 +163,8 @@ static void charge(struct iowprobe_cpu *c, struct iowprobe_entry *e)
 {
 	if (e->task.state == IOWPROBE_T_COUNTED) {
 		add_mirror(c, 1);
+		/* from here on, its share of @c's iowait grows */
+		e->task.wait.share_snap = c->acct.share_ns;
 		count(c, IOWPROBE_C_sleeps);
 	} else {
 		list_add(&e->task.pending, &c->pending);
@@ -255,6 +284,7 @@ void iowprobe_on_free(struct task_struct *p)
 {
 	struct iowprobe_entry *e;
 
+	iowprobe_owners_exited(p);
 	if (!iowprobe_table_used(&iowprobe_tasks))
 		return;
 	e = iowprobe_table_del(&iowprobe_tasks, p);
@@ -293,13 +323,12 @@ static void seed_one(struct task_struct *p, enum iowprobe_switch_verdict v)
 	struct iowprobe_entry *e;
 	unsigned long flags;
 
-	e = iowprobe_entry_get(&iowprobe_tasks);
+	/* asleep since before load: its rows count its sleep from now */
+	e = entry_for(p, cpu, v == IOWPROBE_SW_COUNT ? IOWPROBE_T_COUNTED :
+						      IOWPROBE_T_PENDING,
+		      iowprobe_now());
 	if (!e)
 		return;
-	e->task.cpu = cpu;
-	e->task.state = v == IOWPROBE_SW_COUNT ? IOWPROBE_T_COUNTED :
-						 IOWPROBE_T_PENDING;
-	INIT_LIST_HEAD(&e->task.pending);
 	raw_spin_lock_irqsave(&c->lock, flags);
 	charge(c, e);
 	raw_spin_unlock_irqrestore(&c->lock, flags);
@@ -404,6 +433,45 @@ u64 iowprobe_cpu_read(int cpu, struct iowprobe_acct *a, u64 *counters)
 	memcpy(counters, c->counters, sizeof(c->counters));
 	raw_spin_unlock_irqrestore(&c->lock, flags);
 	return now;
+}
+
+struct asleep_walk {
+	u64 now;
+	void (*fn)(const struct iowprobe_wait *w, u64 share, void *arg);
+	void *arg;
+};
+
+/* asleep_one() - a followed sleeper's share so far; its bucket locked */
+static void asleep_one(struct iowprobe_entry *e, void *arg)
+{
+	struct iowprobe_cpu *c = cpu_state(e->task.cpu);
+	struct asleep_walk *walk = arg;
+	struct iowprobe_acct a;
+	unsigned long flags;
+	u64 share = 0;
+
+	raw_spin_lock_irqsave(&c->lock, flags);
+	if (e->task.state == IOWPROBE_T_COUNTED) {
+		iowprobe_acct_peek(&c->acct, walk->now,
+				   iowprobe_blk_gclock(walk->now), &a);
+		share = iowprobe_since(a.share_ns, e->task.wait.share_snap);
+	}
+	raw_spin_unlock_irqrestore(&c->lock, flags);
+	walk->fn(&e->task.wait, share, walk->arg);
+}
+
+/*
+ * iowprobe_acct_asleep() - call @fn for every followed sleeper with its
+ * share of its CPU's iowait up to @now, for a reader of the owner rows
+ */
+void iowprobe_acct_asleep(u64 now,
+			  void (*fn)(const struct iowprobe_wait *w, u64 share,
+				     void *arg),
+			  void *arg)
+{
+	struct asleep_walk walk = { .now = now, .fn = fn, .arg = arg };
+
+	iowprobe_table_for_each(&iowprobe_tasks, asleep_one, &walk);
 }
 
 /* iowprobe_acct_events() - hits of one tracepoint on all CPUs */

@@ -163,6 +163,20 @@ static int latency_show(struct seq_file *m, void *v)
 }
 DEFINE_SHOW_ATTRIBUTE(latency);
 
+static int procs_show(struct seq_file *m, void *v)
+{
+	iowprobe_owners_show(m, IOWPROBE_PROCS);
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(procs);
+
+static int cgroups_show(struct seq_file *m, void *v)
+{
+	iowprobe_owners_show(m, IOWPROBE_CGROUPS);
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(cgroups);
+
 static int status_show(struct seq_file *m, void *v)
 {
 	seq_puts(m, IOWPROBE_ABI_LINE "\n");
@@ -173,6 +187,7 @@ static int status_show(struct seq_file *m, void *v)
 	seq_printf(m, "cpus_online: %u\n", num_online_cpus());
 	iowprobe_acct_status(m);
 	iowprobe_blk_status(m);
+	iowprobe_owners_status(m);
 	return 0;
 }
 DEFINE_SHOW_ATTRIBUTE(status);
@@ -192,6 +207,8 @@ void iowprobe_debugfs_init(void)
 	debugfs_create_file("cpus", 0400, dir, NULL, &cpus_fops);
 	debugfs_create_file("devices", 0400, dir, NULL, &devices_fops);
 	debugfs_create_file("latency", 0400, dir, NULL, &latency_fops);
+	debugfs_create_file("procs", 0400, dir, NULL, &procs_fops);
+	debugfs_create_file("cgroups", 0400, dir, NULL, &cgroups_fops);
 }
 
 void iowprobe_debugfs_exit(void)

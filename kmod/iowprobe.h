@@ -68,6 +68,23 @@ static inline void iowprobe_hit(enum iowprobe_event ev)
 	this_cpu_inc(iowprobe_cpus->events[ev]);
 }
 
+struct iowprobe_owner;
+
+/*
+ * struct iowprobe_wait - what a followed sleeper noted when it went to
+ * sleep, to settle on its rows when it wakes (owners.c)
+ * @owner:      its process's and its cgroup's rows (NULL: none free)
+ * @t_sleep:    when it went to sleep
+ * @blk_snap:   each row's own in-flight clock at @t_sleep
+ * @share_snap: its CPU's share_ns when it was counted there
+ */
+struct iowprobe_wait {
+	struct iowprobe_owner *owner[IOWPROBE_OWNER_KINDS];
+	u64 t_sleep;
+	u64 blk_snap[IOWPROBE_OWNER_KINDS];
+	u64 share_snap;
+};
+
 /* one entry of a pointer-keyed table: a followed task or request */
 struct iowprobe_entry {
 	struct hlist_node node;
@@ -75,10 +92,12 @@ struct iowprobe_entry {
 	union {
 		struct {
 			struct list_head pending;
+			struct iowprobe_wait wait;
 			int cpu;
 			u8 state;	/* enum iowprobe_task_state */
 		} task;
 		struct {
+			struct iowprobe_owner *owner[IOWPROBE_OWNER_KINDS];
 			u64 t_issue;
 			u32 bytes;
 			u16 dev;
@@ -119,6 +138,9 @@ bool iowprobe_table_add_new(struct iowprobe_table *t, const void *key,
 struct iowprobe_entry *iowprobe_table_del(struct iowprobe_table *t,
 					  const void *key);
 unsigned int iowprobe_table_used(struct iowprobe_table *t);
+void iowprobe_table_for_each(struct iowprobe_table *t,
+			     void (*fn)(struct iowprobe_entry *e, void *arg),
+			     void *arg);
 void iowprobe_table_settle(struct iowprobe_table *t);
 
 /*
@@ -167,6 +189,26 @@ void iowprobe_blk_status(struct seq_file *m);
 int iowprobe_probes_register(void);
 void iowprobe_probes_unregister(void);
 void iowprobe_probes_status(struct seq_file *m);
+
+/* owners.c: who waits, per process and per cgroup */
+extern unsigned int iowprobe_owner_pool[IOWPROBE_OWNER_KINDS];
+
+int iowprobe_owners_init(void);
+void iowprobe_owners_exit(void);
+void iowprobe_owners_of(struct task_struct *p,
+			struct iowprobe_owner *owner[IOWPROBE_OWNER_KINDS]);
+void iowprobe_owners_sleep(struct iowprobe_wait *w, u64 now);
+void iowprobe_owners_wake(const struct iowprobe_wait *w, u64 now, u64 share);
+void iowprobe_owners_rq(struct iowprobe_owner *const *owner, dev_t devt,
+			int delta, u64 now);
+void iowprobe_owners_exited(struct task_struct *p);
+void iowprobe_owners_show(struct seq_file *m, enum iowprobe_owner_kind k);
+void iowprobe_owners_status(struct seq_file *m);
+/* acct.c: the followed sleepers' own part of the owner rows, as of @now */
+void iowprobe_acct_asleep(u64 now,
+			  void (*fn)(const struct iowprobe_wait *w, u64 share,
+				     void *arg),
+			  void *arg);
 
 /* debugfs.c */
 void iowprobe_debugfs_init(void);

@@ -46,13 +46,25 @@ module_param_cb(requests, &pool_ops, &iowprobe_request_pool, 0444);
 MODULE_PARM_DESC(requests,
 		 "block requests followed in flight at once (16..1048576, default 4096)");
 
+module_param_cb(procs, &pool_ops, &iowprobe_owner_pool[IOWPROBE_PROCS],
+		0444);
+MODULE_PARM_DESC(procs,
+		 "processes whose iowait is kept apart (16..1048576, default 4096)");
+module_param_cb(cgroups, &pool_ops, &iowprobe_owner_pool[IOWPROBE_CGROUPS],
+		0444);
+MODULE_PARM_DESC(cgroups,
+		 "cgroups whose iowait is kept apart (16..1048576, default 1024)");
+
 static int __init iowprobe_init(void)
 {
 	int ret;
 
-	ret = iowprobe_acct_init();
+	ret = iowprobe_owners_init();
 	if (ret)
 		return ret;
+	ret = iowprobe_acct_init();
+	if (ret)
+		goto err_owners;
 	ret = iowprobe_blk_init();
 	if (ret)
 		goto err_acct;
@@ -73,6 +85,8 @@ err_blk:
 	iowprobe_blk_exit();
 err_acct:
 	iowprobe_acct_exit();
+err_owners:
+	iowprobe_owners_exit();
 	return ret;
 }
 
@@ -83,6 +97,7 @@ static void __exit iowprobe_exit(void)
 	iowprobe_probes_unregister();	/* waits for running probes */
 	iowprobe_blk_exit();
 	iowprobe_acct_exit();
+	iowprobe_owners_exit();
 }
 
 module_init(iowprobe_init);

@@ -190,3 +190,23 @@ unsigned int iowprobe_table_used(struct iowprobe_table *t)
 {
 	return t->size - READ_ONCE(t->nfree);
 }
+
+/*
+ * iowprobe_table_for_each() - call @fn on every published entry, under its
+ * bucket's lock: an entry cannot be taken away while @fn looks at it
+ */
+void iowprobe_table_for_each(struct iowprobe_table *t,
+			     void (*fn)(struct iowprobe_entry *e, void *arg),
+			     void *arg)
+{
+	struct iowprobe_entry *e;
+	unsigned long flags;
+	unsigned int b;
+
+	for (b = 0; b < (1U << t->bits); b++) {
+		raw_spin_lock_irqsave(&t->locks[b & t->lock_mask], flags);
+		hlist_for_each_entry(e, &t->buckets[b], node)
+			fn(e, arg);
+		raw_spin_unlock_irqrestore(&t->locks[b & t->lock_mask], flags);
+	}
+}

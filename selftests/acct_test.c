@@ -240,10 +240,17 @@ static int k_load(struct kernel *k)
 	shim_tasks = NULL;
 	for (p = NTASK - 1; p >= 0; p--) {
 		k->t[p].ts.on_rq = TASK_ON_RQ_QUEUED;
+		/* each its own process, named after its letter */
+		k->t[p].ts.tgid = 100 + p;
+		k->t[p].ts.group_leader = &k->t[p].ts;
+		k->t[p].ts.comm[0] = 'A' + p;
 		k->t[p].ts.shim_next = shim_tasks;
 		shim_tasks = &k->t[p].ts;
 	}
 	for (cpu = 0; cpu < SHIM_NR_CPUS; cpu++) {
+		k->idle[cpu].ts.group_leader = &k->idle[cpu].ts;
+		k->hp[cpu].ts.group_leader = &k->hp[cpu].ts;
+		k->hp[cpu].ts.flags = PF_KTHREAD;
 		k->idle[cpu].ts.flags = PF_IDLE;
 		k->idle[cpu].ts.on_rq = TASK_ON_RQ_QUEUED;
 		k->idle[cpu].ts.cpu = cpu;
@@ -253,6 +260,9 @@ static int k_load(struct kernel *k)
 		shim_curr[cpu] = &k->hp[cpu].ts;
 	}
 	shim_cpu = 0;
+	ret = iowprobe_owners_init();
+	if (ret)
+		return ret;
 	ret = iowprobe_acct_init();
 	if (ret)
 		return ret;
@@ -276,6 +286,7 @@ static void k_unload(void)
 	iowprobe_hotplug_exit();
 	iowprobe_blk_exit();
 	iowprobe_acct_exit();
+	iowprobe_owners_exit();
 	shim_assert_quiet();
 	if (shim_allocs)
 		shim_bug("%ld allocations left after unload", shim_allocs);
@@ -1627,7 +1638,8 @@ TEST_F(sched, disks_counted_apart)
  * A request from CPU1 issued at 10 never completes.  The reaper at 100 s
  * leaves it (not 120 s old yet); the one at 10 + 120 s + 1 ends it as
  * stale.  blk_local then stops: 120 s + 1 ns of it, and nothing more by
- * 200 s.  The reaper queues itself again each time.
+ * 200 s.  The reaper queues itself again each time.  (Two works run each
+ * time: blk.c's reaper and owners.c's.)
  */
 TEST_F(sched, reaper_ends_lost_requests)
 {
@@ -1639,12 +1651,12 @@ TEST_F(sched, reaper_ends_lost_requests)
 	at(10);
 	tp_issue(1, &rq);
 	at(100 * SEC);
-	EXPECT_EQ(1, shim_run_delayed_work());
+	EXPECT_EQ(2, shim_run_delayed_work());
 	quiet();
 	EXPECT_EQ(0, status_num("request_stale"));
 	EXPECT_EQ(1, now_of(1).a.lfl);
 	at(10 + 120 * SEC + 1);
-	EXPECT_EQ(1, shim_run_delayed_work());
+	EXPECT_EQ(2, shim_run_delayed_work());
 	quiet();
 	EXPECT_EQ(1, status_num("request_stale"));
 	EXPECT_EQ(0, status_num("requests_in_flight"));

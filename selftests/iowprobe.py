@@ -19,6 +19,8 @@ import time
 DEBUGFS = "/sys/kernel/debug/iowprobe"
 ABI_LINE = "# iowprobe abi 1"
 SCHEDSTAT = "/proc/schedstat"
+# columns of the debugfs tables that are text, not numbers
+TEXT_COLS = ("dev", "comm")
 # /proc/schedstat versions whose cpuN line is known: 15 (6.1), 16 (6.12)
 # and 17 (7.3) print it alike and differ in the domain lines
 SCHEDSTAT_VERSIONS = (15, 16, 17)
@@ -259,12 +261,15 @@ def parse_table(text, name):
     if not lines or lines[0] != ABI_LINE:
         raise ValueError(f"{name}: first line is not '{ABI_LINE}'")
     cols = lines[1].split()
+    # the procs file's comm may hold spaces: it is last, to the line's end
+    last = len(cols) - 1 if cols[-1] in TEXT_COLS else -1
     rows = []
     for line in lines[2:]:
-        vals = line.split()
+        vals = line.split(maxsplit=last)
         if len(vals) != len(cols):
             raise ValueError(f"{name}: '{line}' has {len(vals)} fields")
-        rows.append({c: (v if i == 0 or ":" in v else int(v))
+        rows.append({c: (v if i == 0 or c in TEXT_COLS or ":" in v
+                         else int(v))
                      for i, (c, v) in enumerate(zip(cols, vals))})
     return rows
 

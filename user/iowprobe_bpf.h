@@ -138,7 +138,7 @@ struct iowprobe_bpf_cpu {
  * IOWPROBE_BPF_LAYOUT with any change to the shape of a pinned map or of
  * the program's global data.
  */
-#define IOWPROBE_BPF_LAYOUT	1
+#define IOWPROBE_BPF_LAYOUT	2
 
 struct iowprobe_bpf_meta {
 	__u64 layout;

@@ -4,13 +4,10 @@
 #define SHIM_LINUX_BLKDEV_H
 
 #include <linux/blk_types.h>
+#include <linux/kdev_t.h>
 #include <linux/slab.h>
 
 #define DISK_NAME_LEN	32
-#define MINORBITS	20
-#define MKDEV(ma, mi)	((dev_t)(((ma) << MINORBITS) | (mi)))
-#define MAJOR(dev)	((unsigned int)((dev) >> MINORBITS))
-#define MINOR(dev)	((unsigned int)((dev) & ((1U << MINORBITS) - 1)))
 
 struct gendisk {
 	int major;

@@ -17,4 +17,11 @@ static inline u32 hash_ptr(const void *p, unsigned int bits)
 	return bits ? v >> (64 - bits) : 0;
 }
 
+static inline u32 hash_64(u64 v, unsigned int bits)
+{
+	if (bits > 32)
+		shim_bug("hash_64: %u bits", bits);
+	return bits ? (v * 0x61c8864680b583ebULL) >> (64 - bits) : 0;
+}
+
 #endif /* SHIM_LINUX_HASH_H */

@@ -94,6 +94,14 @@ static inline void hlist_del(struct hlist_node *n)
 	n->pprev = SHIM_POISON2;
 }
 
+/* hlist_del_init() - off its list, and then on none: deleting it is a bug */
+static inline void hlist_del_init(struct hlist_node *n)
+{
+	hlist_del(n);
+	n->next = NULL;
+	n->pprev = NULL;
+}
+
 #define hlist_entry(ptr, type, member)	container_of(ptr, type, member)
 #define hlist_entry_safe(ptr, type, member) ({				\
 	typeof(ptr) _p = (ptr);						\

@@ -14,6 +14,9 @@
 #define TASK_ON_RQ_MIGRATING	2
 
 #define PF_IDLE			0x00000002
+#define PF_KTHREAD		0x00200000
+
+#define TASK_COMM_LEN		16
 
 struct sched_entity {
 	unsigned char sched_delayed;	/* 6.12 and later */
@@ -27,6 +30,10 @@ struct task_struct {
 	unsigned int cpu;		/* task_cpu() */
 	struct sched_entity se;
 	unsigned int in_iowait:1;
+	int tgid;
+	u64 start_time;
+	struct task_struct *group_leader;
+	char comm[TASK_COMM_LEN];
 	struct task_struct *shim_next;	/* for_each_process_thread() */
 };
 
@@ -44,6 +51,17 @@ static inline bool is_idle_task(const struct task_struct *p)
 
 static inline void cond_resched(void)
 {
+}
+
+/* the probes run from the test's own calls: process context */
+static inline bool in_task(void)
+{
+	return true;
+}
+
+static inline bool thread_group_leader(const struct task_struct *p)
+{
+	return p->group_leader == p;
 }
 
 #endif /* SHIM_LINUX_SCHED_H */

@@ -1,0 +1,624 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * owners.c - who waits: iowait per process and per cgroup
+ *
+ * A row is kept for each thread group (process) and each cgroup v2 that
+ * slept in iowait or issued a block request since load.  A sleeper that
+ * acct.c follows notes its rows' clocks when it goes to sleep and settles
+ * on them when it wakes: the time it slept, the part of it with a request
+ * of the row's own in flight, and its share of its CPU's iowait
+ * (doc/design.md#who-waits).  A request is the row's when a task of the
+ * row issued it; requests issued from interrupts or kernel threads
+ * (writeback, kblockd) are nobody's.
+ *
+ * Rows come from pools allocated at load (the procs= and cgroups=
+ * parameters): a sleep or request that finds no free row is counted and
+ * goes unowned, and the per-CPU figures never depend on a row.  A
+ * process's row leaves the hash when its group leader is freed and stays,
+ * marked exited, until it has been read once or has lingered LINGER_NS;
+ * the reaper then returns it to the pool.  A cgroup's row stays until
+ * unload.  Row memory is never freed before unload, so a stale pointer can
+ * at worst misattribute, never corrupt.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/cgroup.h>
+#include <linux/hash.h>
+#include <linux/kdev_t.h>
+#include <linux/log2.h>
+#include <linux/sched.h>
+#include <linux/seq_file.h>
+#include <linux/slab.h>
+#include <linux/stringify.h>
+#include <linux/vmalloc.h>
+#include <linux/workqueue.h>
+
+#include "iowprobe.h"
+
+/* devices a row remembers its wait on, to name the one it waited on most */
+#define OWNER_DEVS	4
+#define LINGER_NS	(60ULL * NSEC_PER_SEC)
+#define REAP_EVERY	(5 * HZ)
+
+enum row_state { ROW_FREE, ROW_LIVE, ROW_EXITED };
+
+/*
+ * struct owner_figs - what a row counts; a new row starts it from zero
+ * @key:      tgid or cgroup id; with @start, who the row is
+ * @start:    a process's group leader's start_time: a reused pid is not it
+ * @blk:      the time a request of the row's own was in flight
+ * @dev_last: the disk of its latest request; a wait is booked on it
+ */
+struct owner_figs {
+	u64 key;
+	u64 start;
+	u64 cgroup;
+	struct iowprobe_gclock blk;
+	int inflight;
+	int asleep;
+	u64 sleeps;
+	u64 wait_ns;
+	u64 wait_blk_ns;
+	u64 wa_ns;
+	u64 t_exit;
+	u8 state;	/* enum row_state */
+	bool read;	/* read since it exited */
+	dev_t dev_last;
+	dev_t dev[OWNER_DEVS];
+	u64 dev_ns[OWNER_DEVS];
+	char comm[TASK_COMM_LEN];
+};
+
+/*
+ * struct iowprobe_owner - one process's or cgroup's row
+ * @node: in its set's hash while live
+ * @lock: a leaf lock over @f
+ */
+struct iowprobe_owner {
+	struct hlist_node node;
+	raw_spinlock_t lock;
+	struct owner_figs f;
+};
+
+struct owner_bucket {
+	raw_spinlock_t lock;
+	struct hlist_head head;
+};
+
+/* struct owner_set - the rows of one kind: a pool and a hash over it */
+struct owner_set {
+	struct iowprobe_owner *rows;
+	struct iowprobe_owner **free;
+	struct owner_bucket *buckets;
+	raw_spinlock_t free_lock;
+	unsigned int size;
+	unsigned int nfree;
+	unsigned int bits;
+	atomic64_t exhausted;
+	s64 exhausted_seen;	/* at the last reap */
+	bool exact;		/* no row missed in the last reap period */
+};
+
+unsigned int iowprobe_owner_pool[IOWPROBE_OWNER_KINDS] = { 4096, 1024 };
+static struct owner_set sets[IOWPROBE_OWNER_KINDS];
+static const char *const set_name[] = IOWPROBE_OWNER_FILES;
+
+static void reap_fn(struct work_struct *work);
+static DECLARE_DELAYED_WORK(reap_work, reap_fn);
+
+static void set_destroy(struct owner_set *s)
+{
+	kvfree(s->buckets);
+	kvfree(s->free);
+	kvfree(s->rows);
+	memset(s, 0, sizeof(*s));
+}
+
+static int set_init(struct owner_set *s, unsigned int size)
+{
+	unsigned int i, nbuckets = roundup_pow_of_two(size);
+
+	s->rows = kvcalloc(size, sizeof(*s->rows), GFP_KERNEL);
+	s->free = kvcalloc(size, sizeof(*s->free), GFP_KERNEL);
+	s->buckets = kvcalloc(nbuckets, sizeof(*s->buckets), GFP_KERNEL);
+	if (!s->rows || !s->free || !s->buckets) {
+		set_destroy(s);
+		return -ENOMEM;
+	}
+	for (i = 0; i < nbuckets; i++)
+		raw_spin_lock_init(&s->buckets[i].lock);
+	for (i = 0; i < size; i++) {
+		raw_spin_lock_init(&s->rows[i].lock);
+		s->free[i] = &s->rows[size - 1 - i];
+	}
+	raw_spin_lock_init(&s->free_lock);
+	s->size = size;
+	s->nfree = size;
+	s->bits = ilog2(nbuckets);
+	s->exact = true;
+	atomic64_set(&s->exhausted, 0);
+	return 0;
+}
+
+int iowprobe_owners_init(void)
+{
+	int k, ret;
+
+	for (k = 0; k < IOWPROBE_OWNER_KINDS; k++) {
+		ret = set_init(&sets[k], iowprobe_owner_pool[k]);
+		if (ret) {
+			while (--k >= 0)
+				set_destroy(&sets[k]);
+			return ret;
+		}
+	}
+	schedule_delayed_work(&reap_work, REAP_EVERY);
+	return 0;
+}
+
+/* iowprobe_owners_exit() - after the probes: nothing points at a row */
+void iowprobe_owners_exit(void)
+{
+	int k;
+
+	cancel_delayed_work_sync(&reap_work);
+	for (k = 0; k < IOWPROBE_OWNER_KINDS; k++)
+		set_destroy(&sets[k]);
+}
+
+static struct owner_bucket *bucket_of(struct owner_set *s, u64 key)
+{
+	return &s->buckets[hash_64(key, s->bits)];
+}
+
+static struct iowprobe_owner *row_alloc(struct owner_set *s)
+{
+	struct iowprobe_owner *o = NULL;
+	unsigned long flags;
+
+	raw_spin_lock_irqsave(&s->free_lock, flags);
+	if (s->nfree)
+		o = s->free[--s->nfree];
+	raw_spin_unlock_irqrestore(&s->free_lock, flags);
+	if (!o)
+		atomic64_inc(&s->exhausted);
+	return o;
+}
+
+static void row_free(struct owner_set *s, struct iowprobe_owner *o)
+{
+	unsigned long flags;
+
+	raw_spin_lock_irqsave(&s->free_lock, flags);
+	s->free[s->nfree++] = o;
+	raw_spin_unlock_irqrestore(&s->free_lock, flags);
+}
+
+/* row_exit() - @o's process is gone: out of the hash; its bucket locked */
+static void row_exit(struct iowprobe_owner *o, u64 now)
+{
+	unsigned long flags;
+
+	hlist_del_init(&o->node);
+	raw_spin_lock_irqsave(&o->lock, flags);
+	o->f.state = ROW_EXITED;
+	o->f.t_exit = now;
+	o->f.read = false;
+	raw_spin_unlock_irqrestore(&o->lock, flags);
+}
+
+/* row_start() - make free row @o stand for @key; published by the caller */
+static void row_start(struct iowprobe_owner *o, u64 key, u64 start,
+		      u64 cgroup)
+{
+	unsigned long flags;
+
+	raw_spin_lock_irqsave(&o->lock, flags);
+	memset(&o->f, 0, sizeof(o->f));
+	o->f.key = key;
+	o->f.start = start;
+	o->f.cgroup = cgroup;
+	o->f.state = ROW_LIVE;
+	raw_spin_unlock_irqrestore(&o->lock, flags);
+}
+
+/*
+ * row_get() - the live row of @key (made if new), or NULL if none is free
+ *
+ * Made under the bucket's lock, so two tasks of one process never make two
+ * rows.  A live row of @key with another @start is a process whose pid is
+ * reused: it exited before its leader was freed, so it is marked exited.
+ */
+static struct iowprobe_owner *row_get(enum iowprobe_owner_kind k, u64 key,
+				      u64 start, u64 cgroup)
+{
+	struct owner_set *s = &sets[k];
+	struct owner_bucket *b = bucket_of(s, key);
+	struct iowprobe_owner *o, *found = NULL;
+	unsigned long flags;
+
+	raw_spin_lock_irqsave(&b->lock, flags);
+	hlist_for_each_entry(o, &b->head, node) {
+		if (o->f.key != key)
+			continue;
+		if (o->f.start == start) {
+			found = o;
+			break;
+		}
+		row_exit(o, iowprobe_now());
+		break;
+	}
+	if (!found) {
+		found = row_alloc(s);
+		if (found) {
+			row_start(found, key, start, cgroup);
+			hlist_add_head(&found->node, &b->head);
+		}
+	}
+	raw_spin_unlock_irqrestore(&b->lock, flags);
+	return found;
+}
+
+static u64 cgroup_of(struct task_struct *p)
+{
+	u64 id = 0;
+
+#ifdef CONFIG_CGROUPS
+	rcu_read_lock();	/* task_dfl_cgroup() wants it, even in a probe */
+	id = cgroup_id(task_dfl_cgroup(p));
+	rcu_read_unlock();
+#endif
+	return id;
+}
+
+/*
+ * iowprobe_owners_of() - the rows of @p's process and cgroup, made if new;
+ * NULL for a kind whose pool is empty.  @p is current or asleep, so its
+ * process cannot have exited.
+ */
+void iowprobe_owners_of(struct task_struct *p,
+			struct iowprobe_owner *owner[IOWPROBE_OWNER_KINDS])
+{
+	struct task_struct *leader = READ_ONCE(p->group_leader);
+	u64 cgroup = cgroup_of(p);
+	struct iowprobe_owner *o;
+	unsigned long flags;
+
+	o = row_get(IOWPROBE_PROCS, p->tgid, leader->start_time, cgroup);
+	if (o) {
+		raw_spin_lock_irqsave(&o->lock, flags);
+		o->f.cgroup = cgroup;	/* a process may move */
+		/* exec renames it: pidstat shows the leader's comm too */
+		memcpy(o->f.comm, leader->comm, sizeof(o->f.comm));
+		o->f.comm[sizeof(o->f.comm) - 1] = '\0';
+		raw_spin_unlock_irqrestore(&o->lock, flags);
+	}
+	owner[IOWPROBE_PROCS] = o;
+	owner[IOWPROBE_CGROUPS] = row_get(IOWPROBE_CGROUPS, cgroup, 0, cgroup);
+}
+
+/* iowprobe_owners_sleep() - a sleeper with @w->owner goes to sleep at @now */
+void iowprobe_owners_sleep(struct iowprobe_wait *w, u64 now)
+{
+	struct iowprobe_owner *o;
+	unsigned long flags;
+	int k;
+
+	w->t_sleep = now;
+	for (k = 0; k < IOWPROBE_OWNER_KINDS; k++) {
+		o = w->owner[k];
+		if (!o)
+			continue;
+		raw_spin_lock_irqsave(&o->lock, flags);
+		o->f.asleep++;
+		w->blk_snap[k] = iowprobe_gclock_read(&o->f.blk, now);
+		raw_spin_unlock_irqrestore(&o->lock, flags);
+	}
+}
+
+/* book_dev() - @ns of wait with a request in flight, on @o's latest disk */
+static void book_dev(struct iowprobe_owner *o, u64 ns)
+{
+	int i, least = 0;
+
+	if (!ns || !o->f.dev_last)
+		return;
+	for (i = 0; i < OWNER_DEVS; i++) {
+		if (o->f.dev[i] == o->f.dev_last || !o->f.dev[i])
+			break;
+		if (o->f.dev_ns[i] < o->f.dev_ns[least])
+			least = i;
+	}
+	if (i == OWNER_DEVS) {	/* full: the least waited-on makes room */
+		i = least;
+		o->f.dev_ns[i] = 0;
+	}
+	o->f.dev[i] = o->f.dev_last;
+	o->f.dev_ns[i] += ns;
+}
+
+/*
+ * iowprobe_owners_wake() - the sleeper of @w woke at @now, having earned
+ * @share of its CPU's iowait
+ */
+void iowprobe_owners_wake(const struct iowprobe_wait *w, u64 now, u64 share)
+{
+	struct iowprobe_owner *o;
+	unsigned long flags;
+	u64 blk;
+	int k;
+
+	for (k = 0; k < IOWPROBE_OWNER_KINDS; k++) {
+		o = w->owner[k];
+		if (!o)
+			continue;
+		raw_spin_lock_irqsave(&o->lock, flags);
+		blk = iowprobe_since(iowprobe_gclock_read(&o->f.blk, now),
+				     w->blk_snap[k]);
+		o->f.asleep--;
+		o->f.sleeps++;
+		o->f.wait_ns += iowprobe_since(now, w->t_sleep);
+		o->f.wait_blk_ns += blk;
+		o->f.wa_ns += share;
+		book_dev(o, blk);
+		raw_spin_unlock_irqrestore(&o->lock, flags);
+	}
+}
+
+/*
+ * iowprobe_owners_rq() - @delta requests of the rows @owner, on disk
+ * @devt, start or end at @now
+ */
+void iowprobe_owners_rq(struct iowprobe_owner *const *owner, dev_t devt,
+			int delta, u64 now)
+{
+	struct iowprobe_owner *o;
+	unsigned long flags;
+	int k;
+
+	for (k = 0; k < IOWPROBE_OWNER_KINDS; k++) {
+		o = owner[k];
+		if (!o)
+			continue;
+		raw_spin_lock_irqsave(&o->lock, flags);
+		o->f.inflight += delta;
+		iowprobe_gclock_set(&o->f.blk, now, o->f.inflight > 0);
+		if (delta > 0 && devt)
+			o->f.dev_last = devt;
+		raw_spin_unlock_irqrestore(&o->lock, flags);
+	}
+}
+
+/* iowprobe_owners_exited() - @p is freed; if it led its group, that ended */
+void iowprobe_owners_exited(struct task_struct *p)
+{
+	struct owner_set *s = &sets[IOWPROBE_PROCS];
+	struct owner_bucket *b;
+	struct iowprobe_owner *o;
+	unsigned long flags;
+
+	if (!thread_group_leader(p) || READ_ONCE(s->nfree) == s->size)
+		return;
+	b = bucket_of(s, p->tgid);
+	raw_spin_lock_irqsave(&b->lock, flags);
+	hlist_for_each_entry(o, &b->head, node) {
+		if (o->f.key == (u64)p->tgid && o->f.start == p->start_time) {
+			row_exit(o, iowprobe_now());
+			break;
+		}
+	}
+	raw_spin_unlock_irqrestore(&b->lock, flags);
+}
+
+/* reapable() - an exited row nothing points at, read or lingered enough */
+static bool reapable(const struct iowprobe_owner *o, u64 now)
+{
+	return o->f.state == ROW_EXITED && !o->f.inflight && !o->f.asleep &&
+	       (o->f.read || iowprobe_since(now, o->f.t_exit) > LINGER_NS);
+}
+
+static void reap_set(struct owner_set *s)
+{
+	s64 exhausted = atomic64_read(&s->exhausted);
+	struct iowprobe_owner *o;
+	unsigned long flags;
+	unsigned int i;
+	bool free;
+	u64 now;
+
+	for (i = 0; i < s->size; i++) {
+		o = &s->rows[i];
+		raw_spin_lock_irqsave(&o->lock, flags);
+		now = iowprobe_now();
+		free = reapable(o, now);
+		if (free)
+			o->f.state = ROW_FREE;
+		raw_spin_unlock_irqrestore(&o->lock, flags);
+		if (free)
+			row_free(s, o);
+	}
+	WRITE_ONCE(s->exact, exhausted == s->exhausted_seen);
+	s->exhausted_seen = exhausted;
+}
+
+static void reap_fn(struct work_struct *work)
+{
+	int k;
+
+	for (k = 0; k < IOWPROBE_OWNER_KINDS; k++) {
+		reap_set(&sets[k]);
+		cond_resched();
+	}
+	schedule_delayed_work(&reap_work, REAP_EVERY);
+}
+
+/* exact() - no sleep or request of this kind went unowned lately */
+static bool exact(struct owner_set *s)
+{
+	return READ_ONCE(s->exact) &&
+	       atomic64_read(&s->exhausted) == READ_ONCE(s->exhausted_seen);
+}
+
+/* what a read adds for the sleepers still asleep, per row */
+struct asleep_part {
+	u64 wait_ns;
+	u64 wait_blk_ns;
+	u64 wa_ns;
+};
+
+struct show_ctx {
+	enum iowprobe_owner_kind k;
+	u64 now;
+	struct asleep_part *part;	/* per row of the kind */
+};
+
+static void add_asleep(const struct iowprobe_wait *w, u64 share, void *arg)
+{
+	struct show_ctx *ctx = arg;
+	struct iowprobe_owner *o = w->owner[ctx->k];
+	struct asleep_part *p;
+	unsigned long flags;
+
+	if (!o)
+		return;
+	p = &ctx->part[o - sets[ctx->k].rows];
+	p->wait_ns += iowprobe_since(ctx->now, w->t_sleep);
+	p->wa_ns += share;
+	raw_spin_lock_irqsave(&o->lock, flags);
+	p->wait_blk_ns += iowprobe_since(iowprobe_gclock_read(&o->f.blk,
+							      ctx->now),
+					 w->blk_snap[ctx->k]);
+	raw_spin_unlock_irqrestore(&o->lock, flags);
+}
+
+static dev_t top_dev(const struct owner_figs *f)
+{
+	int i, top = 0;
+
+	for (i = 1; i < OWNER_DEVS; i++)
+		if (f->dev_ns[i] > f->dev_ns[top])
+			top = i;
+	return f->dev_ns[top] ? f->dev[top] : 0;
+}
+
+/* row_copy() - @o as a line, or false if free; an exited row counts read */
+static bool row_copy(struct iowprobe_owner *o, const struct show_ctx *ctx,
+		     u64 *v, struct owner_figs *copy)
+{
+	const struct asleep_part *p = &ctx->part[o - sets[ctx->k].rows];
+	unsigned long flags;
+
+	raw_spin_lock_irqsave(&o->lock, flags);
+	if (o->f.state == ROW_EXITED)
+		o->f.read = true;
+	*copy = o->f;
+	raw_spin_unlock_irqrestore(&o->lock, flags);
+	if (copy->state == ROW_FREE)
+		return false;
+	v[IOWPROBE_OCOL_pid] = copy->key;
+	v[IOWPROBE_OCOL_cgroup] = copy->cgroup;
+	v[IOWPROBE_OCOL_sleeps] = copy->sleeps;
+	v[IOWPROBE_OCOL_wait_ns] = copy->wait_ns + p->wait_ns;
+	v[IOWPROBE_OCOL_wait_blk_ns] = copy->wait_blk_ns + p->wait_blk_ns;
+	v[IOWPROBE_OCOL_wa_ns] = copy->wa_ns + p->wa_ns;
+	v[IOWPROBE_OCOL_asleep] = max(copy->asleep, 0);
+	v[IOWPROBE_OCOL_exited] = copy->state == ROW_EXITED;
+	v[IOWPROBE_OCOL_now_ns] = ctx->now;
+	return true;
+}
+
+static const char *const col_name[IOWPROBE_OCOL_NR] = {
+#define IOWPROBE_OWNER_COL(name, in_procs, in_cgroups)	__stringify(name),
+#include "iowprobe_owner_cols.h"
+};
+
+static const bool col_in[IOWPROBE_OWNER_KINDS][IOWPROBE_OCOL_NR] = {
+	{
+#define IOWPROBE_OWNER_COL(name, in_procs, in_cgroups)	in_procs,
+#include "iowprobe_owner_cols.h"
+	}, {
+#define IOWPROBE_OWNER_COL(name, in_procs, in_cgroups)	in_cgroups,
+#include "iowprobe_owner_cols.h"
+	},
+};
+
+static void row_show(struct seq_file *m, enum iowprobe_owner_kind k,
+		     const u64 *v, const struct owner_figs *f)
+{
+	const char *sep = "";
+	dev_t dev = top_dev(f);
+	int i;
+
+	for (i = 0; i < IOWPROBE_OCOL_NR; i++) {
+		if (!col_in[k][i])
+			continue;
+		if (i == IOWPROBE_OCOL_dev && dev)
+			seq_printf(m, "%s%u:%u", sep, MAJOR(dev), MINOR(dev));
+		else if (i == IOWPROBE_OCOL_dev)
+			seq_printf(m, "%s-", sep);
+		else if (i == IOWPROBE_OCOL_comm)
+			seq_printf(m, "%s%s", sep, f->comm);
+		else
+			seq_printf(m, "%s%llu", sep, v[i]);
+		sep = " ";
+	}
+	seq_putc(m, '\n');
+}
+
+static void header_show(struct seq_file *m, enum iowprobe_owner_kind k)
+{
+	const char *sep = "";
+	int i;
+
+	seq_puts(m, IOWPROBE_ABI_LINE "\n");
+	for (i = 0; i < IOWPROBE_OCOL_NR; i++) {
+		if (!col_in[k][i])
+			continue;
+		seq_printf(m, "%s%s", sep, col_name[i]);
+		sep = " ";
+	}
+	seq_putc(m, '\n');
+}
+
+/*
+ * iowprobe_owners_show() - the procs or cgroups file: every row, with the
+ * part of the sleepers still asleep added, all as of one instant
+ */
+void iowprobe_owners_show(struct seq_file *m, enum iowprobe_owner_kind k)
+{
+	struct show_ctx ctx = { .k = k };
+	struct owner_set *s = &sets[k];
+	struct owner_figs copy;
+	u64 v[IOWPROBE_OCOL_NR];
+	unsigned int i;
+
+	header_show(m, k);
+	ctx.part = kvcalloc(s->size, sizeof(*ctx.part), GFP_KERNEL);
+	if (!ctx.part) {
+		seq_puts(m, "# out of memory: read again\n");
+		return;
+	}
+	ctx.now = iowprobe_now();
+	iowprobe_acct_asleep(ctx.now, add_asleep, &ctx);
+	for (i = 0; i < s->size; i++)
+		if (row_copy(&s->rows[i], &ctx, v, &copy))
+			row_show(m, k, v, &copy);
+	kvfree(ctx.part);
+}
+
+void iowprobe_owners_status(struct seq_file *m)
+{
+	struct owner_set *s;
+	int k;
+
+	for (k = 0; k < IOWPROBE_OWNER_KINDS; k++) {
+		s = &sets[k];
+		seq_printf(m, "%s_pool: %u/%u used\n", set_name[k],
+			   s->size - READ_ONCE(s->nfree), s->size);
+		seq_printf(m, "%s_pool_exhausted: %lld\n", set_name[k],
+			   atomic64_read(&s->exhausted));
+		/* a row misses what its process did while no row was free */
+		seq_printf(m, "exact_%s: %s\n", set_name[k],
+			   exact(s) ? "yes" : "no");
+	}
+}

@@ -1,0 +1,214 @@
+# SPDX-License-Identifier: GPL-2.0-only
+"""Who waits: the procs and cgroups files against ground truth.
+
+Runs as root in the test box (selftests/test_attribution.sh), as KTAP.
+Each figure is checked against what the readers measure of themselves
+(wall time, their own CPU time and run delay, the instants of each of
+their reads), never against iowprobe's own output."""
+
+import os
+import subprocess
+import sys
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import iowprobe as iow  # noqa: E402
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+IOU_WAIT = os.path.join(HERE, "out", "iou_wait")
+LOADGEN = os.path.join(HERE, "out", "loadgen")
+TIMED_READS = os.path.join(HERE, "out", "timed_reads")
+CGROOT = "/sys/fs/cgroup"
+SERVICE_NS = 2_000_000          # null_blk's time per request
+REAP_S = 5                      # the module's reaper runs this often
+
+
+def procs():
+    """{pid: row} of the procs file, and its instant"""
+    rows = iow.read_table("procs")
+    return {int(r["pid"]): r for r in rows}, rows[0]["now_ns"] if rows else 0
+
+
+def cgroups():
+    return {int(r["cgroup"]): r for r in iow.read_table("cgroups")}
+
+
+def cgroup_make(name):
+    """A fresh cgroup v2 under the root: (path, id); the id is the inode"""
+    if not os.path.exists(os.path.join(CGROOT, "cgroup.procs")):
+        subprocess.run(["mount", "-t", "cgroup2", "none", CGROOT],
+                       check=True)
+    path = os.path.join(CGROOT, name)
+    if not os.path.isdir(path):
+        os.mkdir(path)
+    return path, os.stat(path).st_ino
+
+
+def spawn_reader(dev, count, cgroup):
+    """timed_reads in cgroup, pinned to cpu1, ready and waiting for go"""
+    def join():
+        with open(os.path.join(cgroup, "cgroup.procs"), "w") as f:
+            f.write(str(os.getpid()))
+        iow.pin(1)
+    p = subprocess.Popen([TIMED_READS, dev, str(count)], preexec_fn=join,
+                         stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                         text=True)
+    if p.stdout.readline().strip() != "ready":
+        raise RuntimeError("timed_reads did not start")
+    return p
+
+
+def measured(p, count):
+    """What timed_reads measured of itself, as a dict with its spans"""
+    m = {kv.split("=")[0]: int(kv.split("=")[1])
+         for kv in p.stdout.readline().split()}
+    m["spans"] = [tuple(int(x) for x in p.stdout.readline().split())
+                  for _ in range(count)]
+    return m
+
+
+def shares(readers):
+    """Each reader's share of cpu1's iowait as their reads say it must be:
+    cpu1 idles while every reader still reading waits on a read; each of
+    the n waiting then earns 1/n of that time."""
+    edges = sorted({t for r in readers for s in r["spans"] for t in s} |
+                   {r["start"] for r in readers} |
+                   {r["end"] for r in readers})
+    got = [0.0] * len(readers)
+    idx = [0] * len(readers)
+    for lo, hi in zip(edges, edges[1:]):
+        waiting, running = [], 0
+        for n, r in enumerate(readers):
+            if not r["start"] <= lo < r["end"]:
+                continue
+            spans = r["spans"]
+            while idx[n] < len(spans) and spans[idx[n]][1] <= lo:
+                idx[n] += 1
+            if idx[n] < len(spans) and spans[idx[n]][0] <= lo:
+                waiting.append(n)
+            else:
+                running += 1
+        if waiting and not running:
+            for n in waiting:
+                got[n] += (hi - lo) / len(waiting)
+    return got
+
+
+def two_readers(k):
+    """Two processes in two cgroups, pinned to cpu1, reading null_blk."""
+    dev = iow.nullb(SERVICE_NS, irqmode=2)
+    paths = [cgroup_make(f"iowprobe-{x}") for x in "ab"]
+    counts = (300, 100)
+    kids = [spawn_reader(dev, n, p) for n, (p, _) in zip(counts, paths)]
+    pa, _ = procs()
+    ca = cgroups()
+    a, _ = iow.read_cpus()
+    for p in kids:
+        p.stdin.write("go\n")
+        p.stdin.flush()
+    meas = [measured(p, n) for p, n in zip(kids, counts)]
+    pb, _ = procs()
+    cb = cgroups()
+    b, _ = iow.read_cpus()
+    for p in kids:
+        p.stdin.write("exit\n")
+        p.stdin.flush()
+        p.wait()
+    want_wa = shares(meas)
+    got_wa = []
+    for p, m, share, (_, cgid) in zip(kids, meas, want_wa, paths):
+        row0 = pa.get(p.pid, {"wait_ns": 0, "wait_blk_ns": 0, "wa_ns": 0,
+                              "sleeps": 0})
+        row1 = pb[p.pid]
+        d = {c: row1[c] - row0[c] for c in ("wait_ns", "wait_blk_ns",
+                                              "wa_ns", "sleeps")}
+        truth = m["wall"] - m["cpu"] - m["delay"]
+        k.diag(f"pid {p.pid}: {len(m['spans'])} reads, wait "
+               f"{d['wait_ns'] / 1e6:.1f} ms (truth {truth / 1e6:.1f}), "
+               f"blk {d['wait_blk_ns'] / 1e6:.1f} ms, wa "
+               f"{d['wa_ns'] / 1e6:.1f} ms (overlap says "
+               f"{share / 1e6:.1f}), sleeps {d['sleeps']}, dev "
+               f"{row1['dev']}")
+        k.within(f"pid {p.pid}: wait_ns = wall - cpu - run delay",
+                 d["wait_ns"], truth, rel=0.02)
+        k.between(f"pid {p.pid}: wait_blk_ns in 95-100% of wait_ns",
+                  d["wait_blk_ns"], 0.95 * d["wait_ns"], d["wait_ns"],
+                  rel=0.001)
+        got_wa.append(d["wa_ns"])
+        k.result(row1["dev"] == nullb_dev(), f"pid {p.pid}: device is "
+                 f"nullb0 ({row1['dev']})")
+        g0 = ca.get(cgid, {"wait_ns": 0, "wa_ns": 0})
+        g1 = cb[cgid]
+        k.within(f"pid {p.pid}: its cgroup's wait_ns = its own",
+                 g1["wait_ns"] - g0["wait_ns"], d["wait_ns"], rel=0.001)
+    iowait = iow.delta(a, b, 1, "iowait_ns")
+    k.within("wa_ns of the two add up to cpu1's iowait_ns", sum(got_wa),
+             iowait, rel=0.005)
+    # The reads' spans also hold the readers' own way in and out of the
+    # kernel, so they overstate both waits alike: compare the split
+    got = got_wa[0] / sum(got_wa)
+    want = want_wa[0] / sum(want_wa)
+    k.diag(f"wa split: {100 * got:.1f}% to the first, the overlap of the "
+           f"reads says {100 * want:.1f}%")
+    k.within("wa_ns splits as the overlap of the reads says",
+             100 * got, 100 * want, absolute=2)
+    for p, _ in paths:
+        os.rmdir(p)
+    subprocess.run(["modprobe", "-r", "null_blk"], check=False)
+
+
+def nullb_dev():
+    with open("/sys/block/nullb0/dev") as f:
+        return f.read().strip()
+
+
+def uring_pipe(k):
+    """An io_uring wait on a pipe is iowait with no disk in it; the row
+    of the process stays after it exits, until read."""
+    p = subprocess.run([IOU_WAIT, "1", "0", "500"], check=True,
+                       capture_output=True, text=True)
+    f = dict(kv.split("=") for kv in p.stdout.split())
+    # the row is marked when the kernel frees the process, after an RCU
+    # grace period: wait for that, reading only its status
+    row = None
+    for _ in range(100):
+        rows, _ = procs()
+        row = next((r for r in rows.values() if r["comm"] == "iou_wait"),
+                   None)
+        if row is None or row["exited"]:
+            break
+        time.sleep(0.05)
+    k.result(row is not None and row["exited"] == 1,
+             "io_uring: the exited process's row is kept until read")
+    if row is None:
+        return
+    k.diag(f"io_uring: wait {row['wait_ns'] / 1e6:.1f} ms (the tool's "
+           f"{int(f['wait_ns']) / 1e6:.1f} ms), blk {row['wait_blk_ns']}")
+    k.result(row["wait_ns"] >= 0.9 * int(f["wait_ns"]),
+             "io_uring: wait_ns > 0, the whole wait")
+    k.result(row["wait_blk_ns"] == 0, "io_uring: wait_blk_ns = 0")
+    time.sleep(2 * REAP_S)
+    rows, _ = procs()
+    k.result(int(row["pid"]) not in rows,
+             "io_uring: the exited row, once read, is gone after the reaper")
+
+
+def main():
+    if os.geteuid() != 0 or "IOWPROBE_KO" not in os.environ:
+        iow.skip_all("needs root in the test box (IOWPROBE_KO)")
+    k = iow.Ktap()
+    loaded = iow.load_module()
+    for test in (two_readers, uring_pipe):
+        try:
+            test(k)
+        except Exception as e:  # a broken step fails, the rest still runs
+            k.result(False, f"{test.__name__}: {e!r}")
+    if os.environ.get("ATTR_DEBUG"):
+        print(open(iow.DEBUGFS + "/status").read())
+    if loaded:
+        iow.unload_module()
+    k.finish()
+
+
+if __name__ == "__main__":
+    main()
