@@ -368,22 +368,12 @@ def no_leaks(k):
              "no anomalies under these workloads")
 
 
-def dmesg_clean(k, mark):
-    lines = subprocess.run(["dmesg"], capture_output=True,
-                           text=True).stdout.splitlines()[mark:]
-    bad = iow.dmesg_bad(lines)
-    for ln in bad:
-        k.diag(ln)
-    k.result(not bad, "dmesg: no warning, bug or lockdep report")
-
-
 def main():
     if os.geteuid() != 0 or "IOWPROBE_KO" not in os.environ:
         print("1..0 # SKIP needs root in the test box (IOWPROBE_KO)")
         sys.exit(4)
     k = iow.Ktap(26)
-    mark = len(subprocess.run(["dmesg"], capture_output=True,
-                              text=True).stdout.splitlines())
+    mark = iow.dmesg_mark()
     loaded = iow.load_module()
     for test in (conservation, ground_truth, plain_sleep, uring_no_disk,
                  uring_no_iowait, misbooking, mirror_vs_kernel, contended,
@@ -394,7 +384,7 @@ def main():
             k.result(False, f"{test.__name__}: {e!r}")
     if loaded:
         iow.unload_module()
-    dmesg_clean(k, mark)
+    iow.dmesg_clean(k, mark)
     k.finish()
 
 

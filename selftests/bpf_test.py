@@ -453,15 +453,6 @@ def attached(k):
             subprocess.run(["umount", fs])
 
 
-def dmesg_clean(k, mark):
-    lines = subprocess.run(["dmesg"], capture_output=True,
-                           text=True).stdout.splitlines()[mark:]
-    bad = iow.dmesg_bad(lines)
-    for ln in bad:
-        k.diag(ln)
-    k.result(not bad, "dmesg: no warning, bug or stall")
-
-
 def run(k, pair):
     before = module_delayed()
     for test in (agreement, conservation, ground_truth, contended,
@@ -491,8 +482,7 @@ def main():
     if not os.path.exists("/sys/kernel/btf/vmlinux"):
         print("1..0 # SKIP this kernel has no /sys/kernel/btf/vmlinux")
         sys.exit(4)
-    mark = len(subprocess.run(["dmesg"], capture_output=True,
-                              text=True).stdout.splitlines())
+    mark = iow.dmesg_mark()
     loaded = iow.load_module()
     sleepers = start_sleepers()
     attach = time.monotonic()
@@ -514,7 +504,7 @@ def main():
     run(k, pair)
     if loaded:
         iow.unload_module()
-    dmesg_clean(k, mark)
+    iow.dmesg_clean(k, mark)
     k.finish()
 
 

@@ -460,6 +460,23 @@ def procs_blocked():
     raise ValueError("no procs_blocked in /proc/stat")
 
 
+def dmesg_mark():
+    """How many lines the kernel log holds now: dmesg_clean()'s start"""
+    return len(subprocess.run(["dmesg"], capture_output=True,
+                              text=True).stdout.splitlines())
+
+
+def dmesg_clean(k, mark):
+    """One test: no line since mark fails (dmesg_bad()); the bad ones are
+    printed as diagnostics"""
+    lines = subprocess.run(["dmesg"], capture_output=True,
+                           text=True).stdout.splitlines()[mark:]
+    bad = dmesg_bad(lines)
+    for ln in bad:
+        k.diag(ln)
+    return k.result(not bad, "dmesg: no warning, bug or lockdep report")
+
+
 def dmesg_bad(lines):
     """The kernel log lines that fail a test: those holding a string of
     dmesg_bad.txt (lockdep, KASAN, WARN, BUG, stalls, ...)."""
