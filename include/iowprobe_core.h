@@ -36,6 +36,8 @@
  *                CPU's iowait sleepers earned (doc/design.md#who-waits).  A
  *                sleeper notes it when counted and takes the difference when
  *                it wakes; the shares of all sleepers add up to @iowait_ns.
+ * @share_rem:    the ns of @iowait_ns not yet in @share_ns: the remainder
+ *                of the division, carried so that none is ever lost
  * @mirror:       the module's copy of this CPU's rq->nr_iowait
  * @lfl:          requests submitted from this CPU in flight
  * @idle:         the idle task is current
@@ -50,6 +52,7 @@ struct iowprobe_acct {
 	__u64 blk_local_ns;
 	__u64 blk_any_ns;
 	__u64 share_ns;
+	__u32 share_rem;
 	__s32 mirror;
 	__s32 lfl;
 	__u8 idle;
@@ -110,8 +113,11 @@ iowprobe_acct_close(struct iowprobe_acct *a, __u64 now, __u64 g)
 	if (a->idle) {
 		a->idle_ns += d;
 		if (a->mirror > 0) {
+			__u64 t = d + a->share_rem;
+
 			a->iowait_ns += d;
-			a->share_ns += d / (__u32)a->mirror;
+			a->share_ns += t / (__u32)a->mirror;
+			a->share_rem = t % (__u32)a->mirror;
 		}
 		if (a->lfl > 0)
 			a->blk_local_ns += d;

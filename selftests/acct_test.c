@@ -251,7 +251,7 @@ static int k_load(struct kernel *k)
 		k->idle[cpu].ts.group_leader = &k->idle[cpu].ts;
 		k->hp[cpu].ts.group_leader = &k->hp[cpu].ts;
 		k->hp[cpu].ts.flags = PF_KTHREAD;
-		k->idle[cpu].ts.flags = PF_IDLE;
+		k->idle[cpu].ts.flags = PF_IDLE | PF_KTHREAD;
 		k->idle[cpu].ts.on_rq = TASK_ON_RQ_QUEUED;
 		k->idle[cpu].ts.cpu = cpu;
 		k->hp[cpu].ts.on_rq = TASK_ON_RQ_QUEUED;
@@ -1707,6 +1707,124 @@ TEST_F(small, request_pool_exhausted)
 	EXPECT_EQ(16ULL, cnt(0, C_(rq_completed)));
 	EXPECT_EQ(2U, per_cpu_ptr(iowprobe_cpus, 0)->rq_nfree);
 	EXPECT_EQ(10ULL, peek(0, 30).a.blk_local_ns);
+}
+
+/* ---- who waits: the procs and cgroups files ---- */
+
+static void procs_show(struct seq_file *m)
+{
+	iowprobe_owners_show(m, IOWPROBE_PROCS);
+}
+
+/*
+ * owner_fig() - column @col of process @pid's line of the procs file read
+ * at @now, or -1 when it has no line
+ */
+static long long owner_fig(int pid, const char *col, u64 now)
+{
+	char head[256], *line, *tok, *save;
+	const char *text;
+	int i, want = -1;
+
+	at(now);
+	text = show(procs_show);
+	line = strchr(text, '\n') + 1;		/* past the ABI line */
+	snprintf(head, sizeof(head), "%.*s", (int)strcspn(line, "\n"), line);
+	for (i = 0, tok = strtok_r(head, " ", &save); tok;
+	     i++, tok = strtok_r(NULL, " ", &save))
+		if (!strcmp(tok, col))
+			want = i;
+	if (want < 0)
+		shim_bug("procs has no column %s", col);
+	for (line = strchr(line, '\n') + 1; *line;
+	     line = strchr(line, '\n') + 1) {
+		char copy[256];
+
+		snprintf(copy, sizeof(copy), "%.*s", (int)strcspn(line, "\n"),
+			 line);
+		if (atoi(copy) != pid)
+			continue;
+		for (i = 0, tok = strtok_r(copy, " ", &save); tok && i < want;
+		     i++, tok = strtok_r(NULL, " ", &save))
+			;
+		return tok ? strtoll(tok, NULL, 10) : -1;
+	}
+	return -1;
+}
+
+#define PID_OF(p)	(100 + (p))	/* k_load()'s tgids */
+
+/*
+ * CPU0: A issues a read at 5 and sleeps in iowait at 10 (B runs), B sleeps
+ * in iowait at 20 (idle); the read completes at 25; CPU1 wakes A at 30 and
+ * B at 35.  CPU0's iowait is 20..35, 15: 20..30 is shared by both (5
+ * each), 30..35 is B's alone.  A waited 20, 15 of it with its read in
+ * flight; B waited 15, with no read of its own.
+ */
+TEST_F(sched, owners_share_the_cpus_iowait)
+{
+	struct kernel *k = &self->k;
+	struct request rq;
+	struct disk d;
+
+	disk_init(&d, "vda", 253, 0);
+	rq_init(&rq, &d, 0, REQ_OP_READ, 4096);
+	at(0);
+	k_switch(k, 0, false, A);
+	at(5);
+	tp_issue(0, &rq);
+	at(10);
+	k_io_wait(k, A);
+	k_switch(k, 0, false, B);
+	at(20);
+	k_io_wait(k, B);
+	k_switch(k, 0, false, IDLE);
+	/* read while both sleep: their parts so far, 20..25 halved */
+	EXPECT_EQ(15, owner_fig(PID_OF(A), "wait_ns", 25));
+	EXPECT_EQ(2, owner_fig(PID_OF(A), "wa_ns", 25));
+	EXPECT_EQ(2, owner_fig(PID_OF(B), "wa_ns", 25));
+	EXPECT_EQ(1, owner_fig(PID_OF(A), "asleep", 25));
+	at(25);
+	tp_complete(0, &rq, 4096);
+	at(30);
+	k_wake(k, 1, A, 1, false);
+	at(35);
+	k_wake(k, 1, B, 1, false);
+	EXPECT_EQ(15ULL, peek(0, 40).a.iowait_ns);
+	EXPECT_EQ(20, owner_fig(PID_OF(A), "wait_ns", 40));
+	EXPECT_EQ(15, owner_fig(PID_OF(A), "wait_blk_ns", 40));
+	EXPECT_EQ(5, owner_fig(PID_OF(A), "wa_ns", 40));
+	EXPECT_EQ(1, owner_fig(PID_OF(A), "sleeps", 40));
+	EXPECT_EQ(0, owner_fig(PID_OF(A), "asleep", 40));
+	EXPECT_EQ(15, owner_fig(PID_OF(B), "wait_ns", 40));
+	EXPECT_EQ(0, owner_fig(PID_OF(B), "wait_blk_ns", 40));
+	EXPECT_EQ(10, owner_fig(PID_OF(B), "wa_ns", 40));
+	EXPECT_EQ(-1, owner_fig(PID_OF(C), "wait_ns", 40));
+}
+
+/*
+ * A sleeps in iowait 10..30 and exits; its leader is freed at 40.  Its
+ * row stays, marked exited, through a reaper pass until it is read; the
+ * pass after the read returns it to the pool.
+ */
+TEST_F(sched, exited_row_kept_until_read)
+{
+	struct kernel *k = &self->k;
+
+	at(0);
+	k_switch(k, 0, false, A);
+	at(10);
+	k_io_wait(k, A);
+	k_switch(k, 0, false, IDLE);
+	at(30);
+	k_wake(k, 1, A, 1, false);
+	at(40);
+	tp_free(1, &k->t[A].ts);
+	EXPECT_EQ(2, shim_run_delayed_work());	/* not read yet: kept */
+	EXPECT_EQ(1, owner_fig(PID_OF(A), "exited", 50));
+	EXPECT_EQ(20, owner_fig(PID_OF(A), "wait_ns", 50));
+	EXPECT_EQ(2, shim_run_delayed_work());	/* read: dropped */
+	EXPECT_EQ(-1, owner_fig(PID_OF(A), "wait_ns", 60));
 }
 
 /* ---- load failures ---- */

@@ -208,19 +208,58 @@ def uring_pipe(k):
              "io_uring: the exited row, once read, is gone after the reaper")
 
 
+def wait_for(cond, seconds):
+    """Poll cond() until it holds or seconds pass; its last answer"""
+    end = time.monotonic() + seconds * iow.SLOWDOWN
+    while not cond() and time.monotonic() < end:
+        time.sleep(0.2)
+    return cond()
+
+
+def overflow(k):
+    """More processes than the procs pool holds: counted, marked inexact,
+    nothing lost from the per-CPU figures, exact again afterwards.  Loads
+    the module with 16 rows a kind, and leaves it unloaded."""
+    iow.unload_module()
+    subprocess.run(["insmod", os.environ["IOWPROBE_KO"], "procs=16",
+                    "cgroups=16"], check=True)
+    dev = iow.nullb(SERVICE_NS)
+    load = subprocess.Popen([LOADGEN, "sleepers", dev, "40",
+                             str(3 * iow.SLOWDOWN)], stdout=subprocess.DEVNULL)
+    k.result(wait_for(lambda: int(iow.read_status()["procs_pool_exhausted"])
+                      > 0, 3), "overflow: sleeps with no free row counted")
+    st = iow.read_status()
+    k.result(st["exact_procs"] == "no", "overflow: exact_procs says no")
+    rows, _ = procs()
+    k.result(len(rows) <= 16, f"overflow: {len(rows)} rows of 16")
+    k.result(load.wait() == 0, "overflow: the 40 readers ran")
+    st = iow.read_status()
+    k.result(st["exact_iowait"] == "yes" and
+             st["task_pool_exhausted"] == "0",
+             "overflow: the per-CPU figures followed every sleep")
+    # the readers' rows, once read, go back to the pool; a sleep after
+    # that finds a row, and a reaper period with no miss makes it exact
+    procs()
+    ok = wait_for(lambda: procs() and
+                  iow.read_status()["exact_procs"] == "yes", 4 * REAP_S)
+    k.result(ok, "overflow: exact_procs says yes again afterwards")
+    iow.unload_module()
+    subprocess.run(["modprobe", "-r", "null_blk"], check=False)
+
+
 def main():
     if os.geteuid() != 0 or "IOWPROBE_KO" not in os.environ:
         iow.skip_all("needs root in the test box (IOWPROBE_KO)")
     k = iow.Ktap()
     mark = iow.dmesg_mark()
     loaded = iow.load_module()
-    for test in (two_readers, uring_pipe):
+    for test in (two_readers, uring_pipe, overflow):
         try:
             test(k)
         except Exception as e:  # a broken step fails, the rest still runs
             k.result(False, f"{test.__name__}: {e!r}")
-    if loaded:
-        iow.unload_module()
+    if not loaded:     # overflow() unloaded it: as it was found
+        iow.load_module()
     iow.dmesg_clean(k, mark)
     k.finish()
 
