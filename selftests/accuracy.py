@@ -304,13 +304,16 @@ def stop(procs):
 def sample_mirror(want, least=3, limit=60):
     """Largest distance of all nr_iowait from procs_blocked over at least
     `least` seconds and `want` samples (a slow kernel takes longer over
-    each), `limit` seconds at most, and the number of samples.  The files
+    each), `limit` seconds at most (SLOWDOWN times that on a debug kernel,
+    where a state that holds still over a sample is rarer: 5-6 in 60 s
+    there), and the number of samples.  The files
     cannot be read at one instant, and each CPU's row is read at its own:
     a sample counts only when the state held still over it, procs_blocked
     the same before, between and after two reads of cpus that agree CPU by
     CPU (two CPUs changing in opposite directions during one read leave
     procs_blocked as it was and the rows two apart)."""
     worst, samples = 0, 0
+    limit *= iow.SLOWDOWN
     start = time.monotonic()
     while time.monotonic() < start + limit and \
             (samples < want or time.monotonic() < start + least):
