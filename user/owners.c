@@ -238,7 +238,8 @@ int owners_parse(enum iowprobe_owner_kind kind, const char *buf, size_t len,
 	if (t->n)
 		t->now_ns = t->row[0].v[IOWPROBE_OCOL_now_ns];
 	sort_kind = kind;
-	qsort(t->row, t->n, sizeof(*t->row), cmp_rows);
+	if (t->n > 1)	/* no rows: none allocated, and qsort wants some */
+		qsort(t->row, t->n, sizeof(*t->row), cmp_rows);
 	return 0;
 }
 

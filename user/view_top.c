@@ -149,7 +149,8 @@ int top_compute(struct top_view *v, const struct iowstat_snapshot *p,
 	for (i = 0; i < ct->n; i++)
 		if (one_row(pt, ct, &ct->row[i], wall, ncpus, &v->rows[v->n]))
 			v->n++;
-	qsort(v->rows, v->n, sizeof(*v->rows), cmp_top);
+	if (v->n > 1)	/* no rows: none allocated, and qsort wants some */
+		qsort(v->rows, v->n, sizeof(*v->rows), cmp_top);
 	if (v->n > limit)
 		v->n = limit;
 	return 0;
