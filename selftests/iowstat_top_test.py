@@ -249,17 +249,21 @@ def err_damaged_rows():
     cols = ("pid cgroup sleeps wait_ns wait_blk_ns wa_ns asleep exited "
             "now_ns dev comm\n")
     row = "1 2 3 4 5 6 0 0 12000000000 8:0 x\n"
-    for body, why in (
-            ("# iowprobe abi 9\n" + cols, r"unknown ABI"),
-            (head, r"no header line"),
-            (head + cols.replace("wa_ns ", ""), r"a required column is missing"),
-            (head + cols.replace("comm", "comm sleeps"), r"comm is not the last column"),
-            (head + cols + row.replace(" 4 ", " 4x "), r"bad number"),
-            (head + cols + row.replace("8:0", "8-0"), r"bad device"),
-            (head + cols + row.replace(" 0 0 ", " 0 2 "), r"exited is neither 0 nor 1"),
-            (head + cols + "1 2 3\n", r"too few values"),
-            (head + cols + row + "\n", r"too few values"),
-            (head + cols + "# out of memory: read again\n", r"a comment among the rows .*read again")):
+    bad = [
+        ("# iowprobe abi 9\n" + cols, r"unknown ABI"),
+        (head, r"no header line"),
+        (head + cols.replace("wa_ns ", ""), r"a required column is missing"),
+        (head + cols.replace("comm", "comm sleeps"),
+         r"comm is not the last column"),
+        (head + cols + row.replace(" 4 ", " 4x "), r"bad number"),
+        (head + cols + row.replace("8:0", "8-0"), r"bad device"),
+        (head + cols + row.replace(" 0 0 ", " 0 2 "),
+         r"exited is neither 0 nor 1"),
+        (head + cols + "1 2 3\n", r"too few values"),
+        (head + cols + row + "\n", r"too few values"),
+        (head + cols + "# out of memory: read again\n",
+         r"a comment among the rows .*read again")]
+    for body, why in bad:
         rec = write_rec(with_file(text, path, body))
         expect(run("--replay", rec, "--top"), 1,
                r"^iowstat: .*\.rec:\d+: sample 1: .*iowprobe/procs line "
