@@ -120,8 +120,8 @@ def two_readers(k):
         row0 = pa.get(p.pid, {"wait_ns": 0, "wait_blk_ns": 0, "wa_ns": 0,
                               "sleeps": 0})
         row1 = pb[p.pid]
-        d = {c: row1[c] - row0[c] for c in ("wait_ns", "wait_blk_ns",
-                                              "wa_ns", "sleeps")}
+        d = {c: row1[c] - row0[c]
+             for c in ("wait_ns", "wait_blk_ns", "wa_ns", "sleeps")}
         truth = m["wall"] - m["cpu"] - m["delay"]
         k.diag(f"pid {p.pid}: {len(m['spans'])} reads, wait "
                f"{d['wait_ns'] / 1e6:.1f} ms (truth {truth / 1e6:.1f}), "
