@@ -70,12 +70,21 @@ static bool ends_with(const char *s, const char *suffix)
 	return n >= m && strcmp(s + n - m, suffix) == 0;
 }
 
-static const char *const owner_file_suffix[] = {
-	"/iowprobe/procs", "/iowprobe/cgroups"
-};
+/* owner_kind - which owner file @path is (".../iowprobe/procs"), or -1 */
+static int owner_kind(const char *path)
+{
+	static const char *const file[] = IOWPROBE_OWNER_FILES;
+	char suffix[64];
+	unsigned int k;
 
-_Static_assert(ARRAY_SIZE(owner_file_suffix) == IOWPROBE_OWNER_KINDS,
-	       "one suffix per owner file");
+	for (k = 0; k < IOWPROBE_OWNER_KINDS; k++) {
+		snprintf(suffix, sizeof(suffix), "/%s/%s", IOWPROBE_DIR,
+			 file[k]);
+		if (ends_with(path, suffix))
+			return k;
+	}
+	return -1;
+}
 
 static int parse_owners(enum iowprobe_owner_kind k, const char *buf,
 			size_t len, struct iowstat_snapshot *s,
@@ -98,15 +107,16 @@ int sample_parse_file(const char *path, const char *buf, size_t len,
 		      struct iowstat_snapshot *s, struct parse_err *pe)
 {
 	unsigned int i;
+	int k;
 
 	for (i = 0; i < ARRAY_SIZE(proc_files); i++)
 		if (strcmp(path, proc_files[i].path) == 0)
 			return proc_files[i].parse(buf, len, s, pe);
 	if (ends_with(path, "/iowprobe/cpus"))
 		return debugfs_parse_cpus(buf, len, s, pe);
-	for (i = 0; i < IOWPROBE_OWNER_KINDS; i++)
-		if (ends_with(path, owner_file_suffix[i]))
-			return parse_owners(i, buf, len, s, pe);
+	k = owner_kind(path);
+	if (k >= 0)
+		return parse_owners(k, buf, len, s, pe);
 	if (strcmp(path, NAMES_PATH) == 0)
 		return names_parse(buf, len, pe);
 	return -ENOENT;
