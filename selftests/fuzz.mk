@@ -33,7 +33,7 @@ FUZZ_OUT	:= $(FUZZ_HERE)/out/fuzz
 FUZZ_CC		?= clang
 FUZZ_SECONDS	?= 60
 FUZZ_JOBS	?= 2
-FUZZ_TARGETS	:= fuzz_procfs fuzz_cpus fuzz_replay fuzz_numbers
+FUZZ_TARGETS	:= fuzz_procfs fuzz_cpus fuzz_replay fuzz_numbers fuzz_owners
 # no recovery: a UBSan report is a finding, not a line in a log
 FUZZ_SANFLAGS	:= -fsanitize=address,undefined -fno-sanitize-recover=all \
 	-fno-omit-frame-pointer

@@ -172,6 +172,7 @@ int debugfs_parse_cpus(const char *buf, size_t len,
 struct dbg_state {
 	char root[PATH_MAX];
 	char cpus[PATH_MAX + 32];
+	char owner[IOWPROBE_OWNER_KINDS][PATH_MAX + 32];
 	bool overridden;	/* IOWSTAT_DEBUGFS set (tests) */
 };
 
@@ -215,18 +216,19 @@ static int check_mount(void)
 }
 
 /* report_parse - word a parse failure; a foreign ABI is a usage error */
-static int report_parse(const char *buf, size_t len, struct parse_err *pe)
+static int report_parse(const char *path, const char *buf, size_t len,
+			struct parse_err *pe)
 {
 	size_t n = strcspn(buf, "\n");
 
 	if (pe->why == debugfs_err_abi) {
 		err_msg("%s: unknown debugfs ABI \"%.*s\"; this iowstat reads "
-			"\"%s\" (update iowstat or the module)\n", dbg.cpus,
+			"\"%s\" (update iowstat or the module)\n", path,
 			(int)(n < 60 ? n : 60), len ? buf : "",
 			IOWPROBE_ABI_LINE);
 		return -EPROTO;
 	}
-	err_msg("%s:%u: %s\n", dbg.cpus, pe->line, pe->why);
+	err_msg("%s:%u: %s\n", path, pe->line, pe->why);
 	return -EINVAL;
 }
 
@@ -250,7 +252,7 @@ static int dbg_read(struct iowstat_backend *be, struct iowstat_snapshot *s,
 	}
 	err = debugfs_parse_cpus(buf, len, s, &pe);
 	if (err)
-		err = report_parse(buf, len, &pe);
+		err = report_parse(dbg.cpus, buf, len, &pe);
 	if (!err && raw)
 		err = raw_add(raw, dbg.cpus, buf, len);
 	else
@@ -274,12 +276,17 @@ static int probe_read(struct iowstat_backend *be)
 /* dbg_paths - the debugfs root (IOWSTAT_DEBUGFS in tests) and cpus file */
 static void dbg_paths(void)
 {
+	static const char *const owner_file[] = IOWPROBE_OWNER_FILES;
 	const char *env = getenv("IOWSTAT_DEBUGFS");
+	unsigned int k;
 
 	dbg.overridden = env && *env;
 	snprintf(dbg.root, sizeof(dbg.root), "%s",
 		 dbg.overridden ? env : DEBUGFS_DEFAULT_ROOT);
 	snprintf(dbg.cpus, sizeof(dbg.cpus), "%s/iowprobe/cpus", dbg.root);
+	for (k = 0; k < IOWPROBE_OWNER_KINDS; k++)
+		snprintf(dbg.owner[k], sizeof(dbg.owner[k]), "%s/iowprobe/%s",
+			 dbg.root, owner_file[k]);
 }
 
 /*
@@ -309,6 +316,61 @@ static int dbg_open(struct iowstat_backend *be)
 		return errno == EACCES ? not_root() : not_loaded();
 	/* one read now, so a foreign ABI is refused before any output */
 	return probe_read(be);
+}
+
+/**
+ * debugfs_owners_check() - after open: whether the module has the procs
+ * and cgroups files --top reads (iowprobe 0.2 and later).
+ * Return: 0, or -ENODATA with a message naming @need, the one --top shows.
+ */
+int debugfs_owners_check(enum iowprobe_owner_kind need)
+{
+	static const char *const owner_file[] = IOWPROBE_OWNER_FILES;
+	unsigned int k;
+
+	for (k = 0; k < IOWPROBE_OWNER_KINDS; k++) {
+		if (access(dbg.owner[k], F_OK) == 0)
+			continue;
+		err_msg("--top needs the %s file of iowprobe 0.2 or later: "
+			"%s is missing; update the module and reload it "
+			"(rmmod iowprobe; modprobe iowprobe)\n",
+			owner_file[need], dbg.owner[k]);
+		return -ENODATA;
+	}
+	return 0;
+}
+
+/**
+ * debugfs_read_owners() - read the procs and cgroups files into @s and
+ * @raw; both, whichever --top shows, so that a recording has both views.
+ * Return: 0 or -errno, with a message printed.
+ */
+int debugfs_read_owners(struct iowstat_snapshot *s, struct iowstat_raw *raw)
+{
+	struct parse_err pe = { 0, NULL };
+	unsigned int k;
+	size_t len;
+	char *buf;
+	int err;
+
+	for (k = 0; k < IOWPROBE_OWNER_KINDS; k++) {
+		err = read_whole_file(dbg.owner[k], &buf, &len);
+		if (err) {
+			err_msg("cannot read %s: %s\n", dbg.owner[k],
+				strerror(-err));
+			return err;
+		}
+		err = sample_parse_file(dbg.owner[k], buf, len, s, &pe);
+		if (err) {
+			err = report_parse(dbg.owner[k], buf, len, &pe);
+			free(buf);
+			return err;
+		}
+		err = raw_add(raw, dbg.owner[k], buf, len);
+		if (err)
+			return err;
+	}
+	return 0;
 }
 
 static void dbg_close(struct iowstat_backend *be)

@@ -8,6 +8,7 @@
 #include "record.h"
 #include "snapshot.h"
 #include "view_cpus.h"
+#include "view_top.h"
 
 /* -o json: sysstat's "mpstat -o JSON" shape, new keys beside its own */
 void fmt_json_begin(FILE *f, const struct iowstat_meta *m,
@@ -15,6 +16,9 @@ void fmt_json_begin(FILE *f, const struct iowstat_meta *m,
 void fmt_json_sample(FILE *f, const struct iowstat_snapshot *cur,
 		     const struct iowstat_delta *d, const struct cpu_sel *sel);
 void fmt_json_end(FILE *f);
+/* --top: a statistics entry with the interval's rows */
+void fmt_json_top_sample(FILE *f, const struct iowstat_snapshot *cur,
+			 const struct top_view *v);
 /* between the statistics and the end: a "-- CMD" run's own figures */
 void fmt_json_statistics_end(FILE *f);
 void fmt_json_command(FILE *f, const struct cmd_result *c,
@@ -26,6 +30,11 @@ void fmt_json_host_end(FILE *f);
 void fmt_csv_header(FILE *f);
 void fmt_csv_sample(FILE *f, const struct iowstat_snapshot *cur,
 		    const struct iowstat_delta *d, const struct cpu_sel *sel);
+
+/* --top with -o csv: one row per process (cgroup) shown per interval */
+void fmt_csv_top_header(FILE *f, enum iowprobe_owner_kind kind);
+void fmt_csv_top_sample(FILE *f, const struct iowstat_snapshot *cur,
+			const struct top_view *v);
 
 /* -- CMD with -o csv: its summary, absolute nanoseconds per CPU */
 void fmt_csv_command(FILE *f, const struct cmd_result *c,

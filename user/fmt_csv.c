@@ -4,8 +4,10 @@
  * Timestamps are UTC (RFC 3339) so files from different hosts compare.
  */
 #include <inttypes.h>
+#include <string.h>
 
 #include "fmt.h"
+#include "names.h"
 
 void fmt_csv_header(FILE *f)
 {
@@ -51,5 +53,55 @@ void fmt_csv_sample(FILE *f, const struct iowstat_snapshot *cur,
 			continue;
 		snprintf(id, sizeof(id), "%u", i);
 		csv_row(f, ts, id, d->tick[i], d->cpu[i], cur);
+	}
+}
+
+void fmt_csv_top_header(FILE *f, enum iowprobe_owner_kind kind)
+{
+	if (kind == IOWPROBE_PROCS)
+		fputs("timestamp,pid,command,cgroup,wait,wa,blk,device\n", f);
+	else
+		fputs("timestamp,cgroup,wait,wa,blk,device\n", f);
+}
+
+/* csv_str - RFC 4180: quoted when it holds a comma, a quote or a newline */
+static void csv_str(FILE *f, const char *s)
+{
+	if (!s[strcspn(s, ",\"\r\n")]) {
+		fputs(s, f);
+		return;
+	}
+	fputc('"', f);
+	for (; *s; s++) {
+		if (*s == '"')
+			fputc('"', f);
+		fputc(*s, f);
+	}
+	fputc('"', f);
+}
+
+void fmt_csv_top_sample(FILE *f, const struct iowstat_snapshot *cur,
+			const struct top_view *v)
+{
+	time_t t = cur->real_ns / 1000000000ull;
+	const struct top_row *r;
+	char ts[32] = "", dev[32];
+	struct tm tm;
+	size_t i;
+
+	if (gmtime_r(&t, &tm))
+		strftime(ts, sizeof(ts), "%Y-%m-%dT%H:%M:%SZ", &tm);
+	for (i = 0; i < v->n; i++) {
+		r = &v->rows[i];
+		fprintf(f, "%s,", ts);
+		if (v->kind == IOWPROBE_PROCS) {
+			fprintf(f, "%" PRIu64 ",", r->key);
+			csv_str(f, r->row->comm);
+			fputc(',', f);
+		}
+		csv_str(f, names_cgroup(r->row->v[IOWPROBE_OCOL_cgroup]));
+		fprintf(f, ",%.2f,%.2f,%.2f,", r->wait, r->wa, r->blk);
+		csv_str(f, names_dev(r->row, dev, sizeof(dev)));
+		fputc('\n', f);
 	}
 }

@@ -9,6 +9,7 @@
 #include <inttypes.h>
 
 #include "fmt.h"
+#include "names.h"
 
 static unsigned int nsamples;
 
@@ -101,6 +102,44 @@ void fmt_json_sample(FILE *f, const struct iowstat_snapshot *cur,
 		snprintf(id, sizeof(id), "%u", i);
 		json_row(f, id, d->tick[i], d->cpu[i], i == last);
 	}
+	fputs("\t\t\t\t\t]\n\t\t\t\t}", f);
+}
+
+static void json_top_row(FILE *f, enum iowprobe_owner_kind kind,
+			 const struct top_row *r, bool last)
+{
+	uint64_t cgroup = r->row->v[IOWPROBE_OCOL_cgroup];
+	char dev[32];
+
+	fputs("\t\t\t\t\t\t{", f);
+	if (kind == IOWPROBE_PROCS) {
+		fprintf(f, "\"pid\": %" PRIu64 ", \"command\": ", r->key);
+		json_str(f, r->row->comm);
+		fputs(", ", f);
+	}
+	fputs("\"cgroup\": ", f);
+	json_str(f, names_cgroup(cgroup));
+	fprintf(f, ", \"cgroup-id\": %" PRIu64 ", \"wait\": %.2f, "
+		"\"wa\": %.2f, \"blk\": %.2f, \"device\": ", cgroup, r->wait,
+		r->wa, r->blk);
+	json_str(f, names_dev(r->row, dev, sizeof(dev)));
+	fprintf(f, "}%s\n", last ? "" : ",");
+}
+
+/* fmt_json_top_sample - "top-procs" or "top-cgroups", most iowait first */
+void fmt_json_top_sample(FILE *f, const struct iowstat_snapshot *cur,
+			 const struct top_view *v)
+{
+	char ts[32];
+	size_t i;
+
+	fmt_clock(ts, sizeof(ts), "%X", cur->real_ns);
+	fprintf(f, "%s\n\t\t\t\t{\n\t\t\t\t\t\"timestamp\": \"%s\",\n",
+		nsamples++ ? "," : "", ts);
+	fprintf(f, "\t\t\t\t\t\"top-%s\": [\n",
+		v->kind == IOWPROBE_PROCS ? "procs" : "cgroups");
+	for (i = 0; i < v->n; i++)
+		json_top_row(f, v->kind, &v->rows[i], i + 1 == v->n);
 	fputs("\t\t\t\t\t]\n\t\t\t\t}", f);
 }
 

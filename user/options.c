@@ -26,6 +26,9 @@ static const char *const usage_msg[] = {
 "  -S, --unit UNIT      memory unit: k (1000), K (1024), m, M; b for bytes",
 "  -P, --cpus LIST      per-CPU table (mpstat layout): ALL or 0,2,4-7",
 "  -o, --output FMT     json (mpstat -o JSON shape), csv or prom",
+"  -T, --top[=N]        the N processes (default 10) with the most iowait",
+"                       in each interval, as pidstat lists them",
+"      --cgroup         with --top: per cgroup instead of per process",
 "      --record FILE    save every raw sample read to FILE",
 "      --replay FILE    print a view from a recording instead of live",
 "      --bpf            use the BPF backend instead of the module: the one",
@@ -51,6 +54,7 @@ static const char *const usage_msg[] = {
 "Examples:",
 "  iowstat 1 10              ten lines, one a second",
 "  iowstat -P ALL 2 5        per-CPU table every two seconds",
+"  iowstat --top=5 2         who waits: the top 5 every two seconds",
 "  iowstat -- dd if=/dev/sda of=/dev/null bs=1M count=1000 iflag=direct",
 "  iowstat -o prom > /var/lib/node_exporter/iowprobe.prom",
 "",
@@ -58,7 +62,7 @@ static const char *const usage_msg[] = {
 NULL
 };
 
-enum { OPT_RECORD = 256, OPT_REPLAY, OPT_BPF };
+enum { OPT_RECORD = 256, OPT_REPLAY, OPT_BPF, OPT_CGROUP };
 
 static const struct option long_options[] = {
 	{ "one-header",	no_argument,		NULL, 'n' },
@@ -71,6 +75,8 @@ static const struct option long_options[] = {
 	{ "record",	required_argument,	NULL, OPT_RECORD },
 	{ "replay",	required_argument,	NULL, OPT_REPLAY },
 	{ "bpf",	no_argument,		NULL, OPT_BPF },
+	{ "top",	optional_argument,	NULL, 'T' },
+	{ "cgroup",	no_argument,		NULL, OPT_CGROUP },
 	{ "help",	no_argument,		NULL, 'h' },
 	{ "version",	no_argument,		NULL, 'V' },
 	{ NULL,		0,			NULL, 0 }
@@ -130,6 +136,21 @@ static int parse_cpus(const char *arg, struct env *env)
 	return -EINVAL;
 }
 
+/* parse_top - -T or --top, with =N (attached, as optional arguments are) */
+static int parse_top(const char *arg, struct env *env)
+{
+	env->top = true;
+	if (!arg)
+		return 0;
+	if (*arg == '=')
+		arg++;
+	if (!parse_u32(arg, 1, 1000000, &env->top_n))
+		return 0;
+	err_msg("--top=N requires a number of rows, 1 to 1000000, not \"%s\"\n",
+		arg);
+	return -EINVAL;
+}
+
 static int parse_option(int c, const char *arg, struct env *env)
 {
 	switch (c) {
@@ -159,6 +180,11 @@ static int parse_option(int c, const char *arg, struct env *env)
 		break;
 	case OPT_BPF:
 		env->bpf = true;
+		break;
+	case 'T':
+		return parse_top(arg, env);
+	case OPT_CGROUP:
+		env->cgroup = true;
 		break;
 	default:
 		return -EINVAL;
@@ -253,6 +279,32 @@ static int split_command(int argc, char **argv, struct env *env)
 	return parse_positional(argv + first, i - first, env);
 }
 
+/* check_top - --top shows its own table, interval by interval */
+static int check_top(struct env *env)
+{
+	const char *other = env->sel.given ? "-P" :
+			    env->out == OUT_PROM ? "-o prom" :
+			    env->cmd_given ? "-- CMD" : NULL;
+
+	if (env->cgroup && !env->top) {
+		err_msg("--cgroup goes with --top: iowstat --top --cgroup\n");
+		return -EINVAL;
+	}
+	if (!env->top)
+		return 0;
+	if (other) {
+		err_msg("--top and %s exclude each other\n", other);
+		return -EINVAL;
+	}
+	/* one interval is the least it can show: as "--top 1 1" */
+	if (!env->have_interval && !env->replay) {
+		env->have_interval = true;
+		env->have_count = true;
+		env->count = 1;
+	}
+	return 0;
+}
+
 static int check_combination(struct env *env)
 {
 	if (env->cmd_given && !env->cmd[0]) {
@@ -273,7 +325,7 @@ static int check_combination(struct env *env)
 		err_msg("--record and --replay exclude each other\n");
 		return -EINVAL;
 	}
-	return 0;
+	return check_top(env);
 }
 
 int options_parse(int argc, char **argv, struct env *env)
@@ -282,8 +334,9 @@ int options_parse(int argc, char **argv, struct env *env)
 
 	env->unit = 1024;
 	env->interval = 1;
+	env->top_n = 10;	/* top's first screen */
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "+:ntwyS:P:o:hV", long_options,
+	while ((c = getopt_long(argc, argv, "+:ntwyS:P:o:T::hV", long_options,
 				NULL)) != -1) {
 		if (c == '?' || c == ':')
 			return bad_option(c, argv);

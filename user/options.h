@@ -27,6 +27,9 @@ struct env {
 	const char *record, *replay;
 	char **cmd;			/* after "--", NULL-terminated */
 	bool cmd_given;			/* "--" seen, maybe nothing after */
+	bool top;			/* -T: who waits, per interval */
+	bool cgroup;			/* --cgroup: per cgroup, not process */
+	unsigned int top_n;		/* -T=N: rows per interval */
 };
 
 /* Return: 0 to run, 1 when --help/--version printed, -EINVAL on misuse. */

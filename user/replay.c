@@ -312,7 +312,7 @@ static void rewind_body(struct replay *r)
 /* replay_validate - the whole recording, once, before any output */
 static int replay_validate(struct replay *r)
 {
-	struct iowstat_snapshot *tmp = calloc(1, sizeof(*tmp));
+	struct iowstat_snapshot *tmp = snapshot_alloc();
 	int err;
 
 	if (!tmp)
@@ -320,7 +320,7 @@ static int replay_validate(struct replay *r)
 	err = parse_preamble(r);
 	while (!err && (err = read_sample(r, tmp)) == 1)
 		err = 0;
-	free(tmp);
+	snapshot_free(tmp);
 	if (err)
 		return err;
 	r->count = r->next;

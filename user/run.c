@@ -10,7 +10,9 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "debugfs.h"
 #include "fmt.h"
+#include "names.h"
 #include "run.h"
 #include "util.h"
 #include "view_vmstat.h"
@@ -28,6 +30,32 @@ static bool wait_until(uint64_t ns)
 	return !exiting;
 }
 
+/*
+ * take_owners - live --top: the procs and cgroups files, the names of
+ * their cgroups and disks, and for --record the names not recorded yet
+ */
+static int take_owners(struct source *src, struct iowstat_snapshot *s)
+{
+	size_t len;
+	char *buf;
+	int err;
+
+	err = debugfs_read_owners(s, &src->raw);
+	if (err)
+		return err;
+	names_learn(s);
+	if (!src->rec)
+		return 0;
+	err = names_take(&buf, &len);
+	if (err)
+		return err;
+	if (!len) {
+		free(buf);
+		return 0;
+	}
+	return raw_add(&src->raw, NAMES_PATH, buf, len);
+}
+
 /**
  * source_next() - the next sample; live ones are taken on the interval
  * grid (no drift) when @wait, and appended to --record.
@@ -43,6 +71,8 @@ int source_next(struct source *src, struct iowstat_snapshot *s, bool wait)
 	    !wait_until(src->t0 + src->n * src->interval * 1000000000ull))
 		return 0;
 	err = sample_take(src->be, s, &src->raw);
+	if (!err && src->owners)
+		err = take_owners(src, s);
 	if (err)
 		return err;
 	if (!src->n)
@@ -61,6 +91,8 @@ struct view_run {
 	struct vmstat_opts vo;
 	unsigned int height;		/* lines between vmstat headers */
 	bool cpus;			/* -P table */
+	bool top;			/* --top table */
+	struct top_view tv;
 	struct iowstat_delta *d, *acc;
 	struct iowstat_snapshot *mem;	/* the first sample: vmstat's memory */
 	struct rebase_state rs;
@@ -85,10 +117,13 @@ static void view_begin(struct view_run *v, const struct iowstat_snapshot *s)
 		fmt_json_begin(stdout, v->m, s);
 		break;
 	case OUT_CSV:
-		fmt_csv_header(stdout);
+		if (v->top)
+			fmt_csv_top_header(stdout, v->tv.kind);
+		else
+			fmt_csv_header(stdout);
 		break;
 	default:
-		if (v->cpus)
+		if (v->cpus || v->top)
 			cpus_print_banner(stdout, v->m, s->nr_cpus, s->real_ns);
 		else
 			vmstat_print_header(stdout, &v->vo,
@@ -108,6 +143,29 @@ static void vmstat_sample(struct view_run *v, const struct iowstat_snapshot *p,
 	vmstat_values(v->m, &v->vo, v->mem, p, c, val);
 	vmstat_exact(v->d, val[VM_WA], x);
 	vmstat_print_line(stdout, &v->vo, val, x, now);
+}
+
+/* top_sample - --top's rows from @p to @c, in the format asked for */
+static int top_sample(struct view_run *v, const struct iowstat_snapshot *p,
+		      const struct iowstat_snapshot *c)
+{
+	char label[32];
+	int err;
+
+	err = top_compute(&v->tv, p, c, v->env->top_n);
+	if (err)
+		return err;
+	if (v->env->out == OUT_JSON) {
+		fmt_json_top_sample(stdout, c, &v->tv);
+	} else if (v->env->out == OUT_CSV) {
+		fmt_csv_top_sample(stdout, c, &v->tv);
+	} else {
+		fmt_clock(label, sizeof(label), "%X", c->real_ns);
+		top_print_block(stdout, label, &v->tv);
+	}
+	v->blocks++;
+	fflush(stdout);
+	return 0;
 }
 
 /* view_sample - one line or block; @p NULL for the since-load one */
@@ -156,6 +214,23 @@ static unsigned int plan(const struct env *env, bool vmstat, bool *first)
 	return env->have_count ? env->count + 1 : 0;
 }
 
+/*
+ * check_top - a sample for --top must have its owner file: a module
+ * before 0.2 has none, and a recording made without --top neither
+ */
+static int check_top(const struct view_run *v,
+		     const struct iowstat_snapshot *s, unsigned int i)
+{
+	static const char *const file[] = IOWPROBE_OWNER_FILES;
+
+	if (!v->top || (s->have & HAVE_OWNERS(v->tv.kind)))
+		return 0;
+	err_msg("--top needs the %s file of iowprobe 0.2 or later: "
+		"sample %u of the recording has none; record with iowstat "
+		"--top --record FILE\n", file[v->tv.kind], i);
+	return -ENODATA;
+}
+
 /* check_sel - refuse -P CPUs the backend does not have, as mpstat does */
 static int check_sel(const struct env *env, const struct iowstat_snapshot *s)
 {
@@ -194,10 +269,14 @@ static int view_loop(struct view_run *v, struct source *src,
 	bool first;
 	int r = 0;
 
-	n = plan(v->env, !v->cpus && v->env->out == OUT_TEXT, &first);
+	n = plan(v->env, !v->cpus && !v->top && v->env->out == OUT_TEXT,
+		 &first);
 	*v->mem = *s[0];
+	r = check_top(v, s[0], 0);
+	if (r)
+		return r;
 	view_begin(v, s[0]);
-	if (first) {
+	if (first && !v->top) {	/* the files have no since-load instant */
 		delta_compute(NULL, s[0], v->d, &v->rs);
 		view_sample(v, NULL, s[0], 0);
 	}
@@ -205,9 +284,17 @@ static int view_loop(struct view_run *v, struct source *src,
 		r = source_next(src, s[1], true);
 		if (r <= 0)
 			break;
-		delta_compute(s[0], s[1], v->d, &v->rs);
-		delta_add(v->acc, v->d);
-		view_sample(v, s[0], s[1], i);
+		if (v->top) {
+			r = check_top(v, s[1], i);
+			if (!r)
+				r = top_sample(v, s[0], s[1]);
+			if (r)
+				break;
+		} else {
+			delta_compute(s[0], s[1], v->d, &v->rs);
+			delta_add(v->acc, v->d);
+			view_sample(v, s[0], s[1], i);
+		}
 		t = s[0];
 		s[0] = s[1];
 		s[1] = t;
@@ -224,11 +311,12 @@ static int view_loop(struct view_run *v, struct source *src,
 int run_views(const struct env *env, const struct iowstat_meta *m,
 	      struct source *src)
 {
-	struct iowstat_snapshot *s[2] = { calloc(1, sizeof(*s[0])),
-					  calloc(1, sizeof(*s[1])) };
+	struct iowstat_snapshot *s[2] = { snapshot_alloc(), snapshot_alloc() };
 	struct view_run v = {
 		.env = env, .m = m, .height = term_height(),
-		.cpus = env->sel.given,
+		.cpus = env->sel.given, .top = env->top,
+		.tv = { .kind = env->cgroup ? IOWPROBE_CGROUPS :
+					      IOWPROBE_PROCS },
 		.vo = { env->wide, env->timestamp, env->unit, env->interval },
 		.d = calloc(1, sizeof(*v.d)), .acc = calloc(1, sizeof(*v.acc)),
 		.mem = malloc(sizeof(*v.mem)),
@@ -248,8 +336,9 @@ int run_views(const struct env *env, const struct iowstat_meta *m,
 			r = view_loop(&v, src, s);
 	}
 out:
-	free(s[0]);
-	free(s[1]);
+	snapshot_free(s[0]);
+	snapshot_free(s[1]);
+	top_free(&v.tv);
 	free(v.d);
 	free(v.acc);
 	free(v.mem);

@@ -19,6 +19,7 @@ struct source {
 	unsigned int n;			/* samples taken so far */
 	uint64_t t0;			/* first sample, CLOCK_MONOTONIC */
 	unsigned int interval;
+	bool owners;			/* live --top: read procs and cgroups */
 };
 
 extern volatile sig_atomic_t exiting;

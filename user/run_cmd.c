@@ -254,8 +254,8 @@ void cmd_print_summary(FILE *f, const struct cmd_result *c,
 
 static int cmd_alloc(struct cmd_run *c)
 {
-	c->s[0] = calloc(1, sizeof(*c->s[0]));
-	c->s[1] = calloc(1, sizeof(*c->s[1]));
+	c->s[0] = snapshot_alloc();
+	c->s[1] = snapshot_alloc();
 	c->d = calloc(1, sizeof(*c->d));
 	c->acc = calloc(1, sizeof(*c->acc));
 	return c->s[0] && c->s[1] && c->d && c->acc ? 0 : -ENOMEM;
@@ -263,8 +263,8 @@ static int cmd_alloc(struct cmd_run *c)
 
 static void cmd_free(struct cmd_run *c)
 {
-	free(c->s[0]);
-	free(c->s[1]);
+	snapshot_free(c->s[0]);
+	snapshot_free(c->s[1]);
 	free(c->d);
 	free(c->acc);
 }

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "debugfs.h"
+#include "names.h"
 #include "sample.h"
 #include "util.h"
 
@@ -55,11 +56,47 @@ void raw_clear(struct iowstat_raw *raw)
 	raw->nfiles = 0;
 }
 
+static int fail_nomem(struct parse_err *pe)
+{
+	pe->line = 0;
+	pe->why = "out of memory";
+	return -EINVAL;
+}
+
 static bool ends_with(const char *s, const char *suffix)
 {
 	size_t n = strlen(s), m = strlen(suffix);
 
 	return n >= m && strcmp(s + n - m, suffix) == 0;
+}
+
+/* owner_kind - which owner file @path is (".../iowprobe/procs"), or -1 */
+static int owner_kind(const char *path)
+{
+	static const char *const file[] = IOWPROBE_OWNER_FILES;
+	char suffix[64];
+	unsigned int k;
+
+	for (k = 0; k < IOWPROBE_OWNER_KINDS; k++) {
+		snprintf(suffix, sizeof(suffix), "/%s/%s", IOWPROBE_DIR,
+			 file[k]);
+		if (ends_with(path, suffix))
+			return k;
+	}
+	return -1;
+}
+
+static int parse_owners(enum iowprobe_owner_kind k, const char *buf,
+			size_t len, struct iowstat_snapshot *s,
+			struct parse_err *pe)
+{
+	int err = owners_parse(k, buf, len, &s->owners[k], pe);
+
+	if (err == -ENOMEM)
+		return fail_nomem(pe);
+	if (!err)
+		s->have |= HAVE_OWNERS(k);
+	return err;
 }
 
 /**
@@ -70,12 +107,18 @@ int sample_parse_file(const char *path, const char *buf, size_t len,
 		      struct iowstat_snapshot *s, struct parse_err *pe)
 {
 	unsigned int i;
+	int k;
 
 	for (i = 0; i < ARRAY_SIZE(proc_files); i++)
 		if (strcmp(path, proc_files[i].path) == 0)
 			return proc_files[i].parse(buf, len, s, pe);
 	if (ends_with(path, "/iowprobe/cpus"))
 		return debugfs_parse_cpus(buf, len, s, pe);
+	k = owner_kind(path);
+	if (k >= 0)
+		return parse_owners(k, buf, len, s, pe);
+	if (strcmp(path, NAMES_PATH) == 0)
+		return names_parse(buf, len, pe);
 	return -ENOENT;
 }
 
@@ -139,6 +182,23 @@ int sample_take(struct iowstat_backend *be, struct iowstat_snapshot *s,
 	raw->mono_ns = s->mono_ns;
 	raw->real_ns = s->real_ns;
 	return be->read(be, s, raw);
+}
+
+struct iowstat_snapshot *snapshot_alloc(void)
+{
+	return calloc(1, sizeof(struct iowstat_snapshot));
+}
+
+/* snapshot_free - @s and the owner rows it holds; NULL is fine */
+void snapshot_free(struct iowstat_snapshot *s)
+{
+	unsigned int k;
+
+	if (!s)
+		return;
+	for (k = 0; k < IOWPROBE_OWNER_KINDS; k++)
+		owners_free(&s->owners[k]);
+	free(s);
 }
 
 void sample_meta_init(struct iowstat_meta *m, unsigned int interval)

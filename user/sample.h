@@ -9,7 +9,7 @@
 #include "procfs.h"
 #include "snapshot.h"
 
-#define RAW_MAX_FILES	8
+#define RAW_MAX_FILES	12
 #define RAW_PATH_MAX	256
 
 /* The text of every file read for one sample, kept for --record. */

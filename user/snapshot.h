@@ -6,6 +6,7 @@
 #include <stdint.h>
 
 #include "iowprobe_abi.h"
+#include "owners.h"
 
 /* CPU ids at or above this are refused with a message, never dropped. */
 #define IOWSTAT_MAX_CPUS	1024
@@ -45,7 +46,12 @@ enum iowstat_have {
 	HAVE_MEMINFO	= 1 << 2,
 	HAVE_PSI	= 1 << 3,
 	HAVE_CPUS	= 1 << 4,
+	HAVE_PROCS	= 1 << 5,	/* HAVE_OWNERS(IOWPROBE_PROCS) */
+	HAVE_CGROUPS	= 1 << 6,
 };
+
+/* the flag of an owner file: procs or cgroups */
+#define HAVE_OWNERS(kind)	(HAVE_PROCS << (kind))
 
 /*
  * struct iowstat_snapshot - everything read at one sampling instant.
@@ -75,6 +81,13 @@ struct iowstat_snapshot {
 	/* backend "cpus" */
 	unsigned int nr_cpus;		/* highest cpu id + 1 */
 	struct iowstat_cpu cpu[IOWSTAT_MAX_CPUS];
+
+	/*
+	 * the module's procs and cgroups files (--top): heap rows, reused
+	 * from sample to sample and freed by snapshot_free(); a struct copy
+	 * of a snapshot shares them
+	 */
+	struct owner_table owners[IOWPROBE_OWNER_KINDS];
 };
 
 /* Facts about the machine, recorded once with the samples. */
@@ -84,5 +97,8 @@ struct iowstat_meta {
 	unsigned int interval;		/* seconds, as given live */
 	char sysname[65], nodename[65], release[65], machine[65];
 };
+
+struct iowstat_snapshot *snapshot_alloc(void);
+void snapshot_free(struct iowstat_snapshot *s);
 
 #endif /* IOWSTAT_SNAPSHOT_H */

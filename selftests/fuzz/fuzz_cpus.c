@@ -2,7 +2,7 @@
 /*
  * fuzz_cpus.c - the debugfs "cpus" parser (ABI 1: "# iowprobe abi 1", a
  * header naming the columns, one row per CPU, "all").  The module has no
- * other file iowstat parses.
+ * other file iowstat parses but procs and cgroups (fuzz_owners.c).
  *
  * Input: the file's text, in a block of exactly its size.  After a
  * success the snapshot must be one the views can use, and the differences

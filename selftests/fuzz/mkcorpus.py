@@ -17,6 +17,9 @@ sys.path.insert(0, os.path.join(HERE, ".."))
 import iowprobe as iow  # noqa: E402
 
 REC = os.path.join(HERE, "..", "fixtures", "iowstat", "basic.rec")
+TOP_REC = os.path.join(HERE, "..", "fixtures", "iowstat", "top.rec")
+# selector bytes of fuzz_owners.c
+OWNERS = {"procs": "0", "cgroups": "1", "iowstat:names": "2"}
 
 # selector bytes of fuzz_procfs.c
 PROCFS = {"/proc/stat": "0", "/proc/vmstat": "1", "/proc/meminfo": "2",
@@ -54,7 +57,7 @@ def main():
     text = open(REC).read()
     rec = iow.parse_recording(text, REC)
     head, smp = rec["head"], [s["text"] for s in rec["samples"]]
-    for t in ("procfs", "cpus", "replay", "numbers"):
+    for t in ("procfs", "cpus", "replay", "numbers", "owners"):
         shutil.rmtree(os.path.join(out, t), ignore_errors=True)
 
     seen = set()
@@ -68,11 +71,20 @@ def main():
                       "%s-%d" % (SHORT[path], n), PROCFS[path] + "\n" + body)
             else:
                 write(os.path.join(out, "cpus"), "cpus-%d" % n, body)
+    top = open(TOP_REC).read()
+    for n, s in enumerate(iow.parse_recording(top, TOP_REC)["samples"]):
+        for path, body in s["files"].items():
+            kind = path.rsplit("/", 1)[-1]
+            if kind in OWNERS:
+                write(os.path.join(out, "owners"), "%s-%d"
+                      % (kind.replace("iowstat:", ""), n),
+                      OWNERS[kind] + "\n" + body)
     for name, data in EXTRA_PROCFS.items():
         write(os.path.join(out, "procfs"), name, data)
 
     r = os.path.join(out, "replay")
     write(r, "basic.rec", text)
+    write(r, "top.rec", top)
     write(r, "two-samples.rec", head + "".join(smp[:2]))
     write(r, "one-sample.rec", head + smp[0])
     write(r, "cmd.rec", head + "".join(smp[:2]) + "@cmd 3 2000000000 "

@@ -1,0 +1,342 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-only
+#
+# iowstat_top_test.py - iowstat --top end to end on the host: the hand-made
+# recording fixtures/iowstat/top.rec replayed (its two samples' procs and
+# cgroups files), against figures worked out here from the fixture's own
+# numbers, in every format; the --top=N limit; the errors (no procs file,
+# damaged rows, bad options); and --record through a fake debugfs and
+# cgroup tree.
+#
+# usage: iowstat_top_test.py [path/to/iowstat]
+# Prints KTAP; exit 0 when every test passed, 1 otherwise.
+import csv
+import io
+import json
+import os
+import re
+import subprocess
+import sys
+import tempfile
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import iowprobe as iow  # noqa: E402
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+FIX = os.path.join(HERE, "fixtures", "iowstat")
+IOWSTAT = os.path.abspath(sys.argv[1] if len(sys.argv) > 1 else
+                          os.path.join(HERE, "..", "user", "iowstat"))
+REC = os.path.join(FIX, "top.rec")
+TESTS = []
+TMP = tempfile.mkdtemp(prefix="iowstat-top-test.")
+G = 10**9
+
+# The interval of top.rec, worked out by hand from the fixture's rows
+# (mkrec.py --top): the module's now_ns goes from 10 s to 12 s, so the
+# wall is 2 s (not the recording's 1 s: the module's own instants count);
+# the cpus file has 2 CPUs online, so %wa divides by 2 x 2 s.
+WALL = 12 * G - 10 * G
+NCPUS = 2
+
+
+def fig(d_wait, d_blk, d_wa):
+    """%wait, %wa, %blk of one interval's deltas (ns)."""
+    return (100.0 * d_wait / WALL, 100.0 * d_wa / (WALL * NCPUS),
+            100.0 * d_blk / d_wait if d_wait else 0.0)
+
+
+# pid, comm, cgroup path, device, (%wait, %wa, %blk), in the order
+# expected: most %wa first, then most %wait.  Row by row (ns):
+#   200 "kworker x": wait 0.3 -> 4.3 s, blk 0, wa 0.1 -> 0.9 s
+#   100 dd: wait 1 -> 3 s, blk 0.5 -> 2 s, wa 0.4 -> 1.2 s; ties 200 on
+#       %wa (20.00), less %wait: after it
+#   700 new700: a new process on the pid of old700, which exited in the
+#       interval: counts from 0 (wait 9.6 s, wa 0.3 s), not from old700
+#   400 gone: exited in the interval; its last delta shows once
+#   500 new: not in the first read, counts from 0; cgroup 13 has no name
+#   700 old700: the exited row continues the earlier live row of pid 700
+#   300 "idle one": no change, not shown
+PROCS = [
+    (200, "kworker x", "/user.slice/b c", "-",
+     fig(4.3 * G - 0.3 * G, 0, 0.9 * G - 0.1 * G)),
+    (100, "dd", "/system.slice/a.service", "sda",
+     fig(3 * G - 1 * G, 2 * G - 0.5 * G, 1.2 * G - 0.4 * G)),
+    (700, "new700", "/system.slice/a.service", "-",
+     fig(9.6 * G, 0, 0.3 * G)),
+    (400, "gone", "/user.slice/b c", "sda",
+     fig(1.5 * G - 0.5 * G, 0.6 * G - 0.1 * G, 0.5 * G - 0.3 * G)),
+    (500, "new", "-", "8:16", fig(0.2 * G, 0.2 * G, 0.1 * G)),
+    (700, "old700", "/system.slice/a.service", "-",
+     fig(9.4 * G - 9 * G, 0, 0.14 * G - 0.1 * G)),
+]
+# cgroup path, device, figures; the root cgroup (1) did not change
+CGROUPS = [
+    ("/system.slice/a.service", "sda",
+     fig(22 * G - 10.9 * G, 2.9 * G - 1.4 * G, 1.64 * G - 0.7 * G)),
+    ("/user.slice/b c", "sda",
+     fig(5.8 * G - 0.8 * G, 0.7 * G - 0.1 * G, 1.1 * G - 0.4 * G)),
+    ("-", "8:16", fig(0.2 * G, 0.2 * G, 0.1 * G)),
+]
+LABEL = "03:04:06"      # @sample 1's realtime, in UTC
+BANNER = "Linux 6.1.0-test (testbox) \t01/02/25 \t_x86_64_\t(2 CPU)\n"
+
+
+def test(fn):
+    TESTS.append(fn)
+    return fn
+
+
+def run(*args, env=None):
+    e = dict(os.environ, TZ="UTC", LC_ALL="C")
+    e.pop("IOWSTAT_DEBUGFS", None)
+    e.update(env or {})
+    return subprocess.run([IOWSTAT] + list(args), capture_output=True,
+                          text=True, env=e, timeout=60)
+
+
+def check(cond, what):
+    if not cond:
+        raise AssertionError(what)
+
+
+def expect(res, rc, err_re=None, out=None):
+    check(res.returncode == rc, "exit %d, expected %d; stderr: %r"
+          % (res.returncode, rc, res.stderr))
+    if err_re is not None:
+        lines = res.stderr.strip("\n").split("\n")
+        check(len(lines) == 1, "want one stderr line, got %r" % res.stderr)
+        check(re.search(err_re, lines[0]), "stderr %r !~ %r"
+              % (lines[0], err_re))
+    if out is not None:
+        check(res.stdout == out, "stdout differs:\n%s\nexpected:\n%s"
+              % (res.stdout, out))
+
+
+def procs_text(rows):
+    out = BANNER + "\n%-11s %7s %7s %7s %7s  %-8s %-16s %s\n" % (
+        LABEL, "PID", "%wait", "%wa", "%blk", "DEVICE", "COMMAND", "CGROUP")
+    for pid, comm, cg, dev, (wait, wa, blk) in rows:
+        out += "%-11s %7d %7.2f %7.2f %7.2f  %-8s %-16s %s\n" % (
+            LABEL, pid, wait, wa, blk, dev, comm, cg)
+    return out
+
+
+def read_rec(path=REC):
+    with open(path) as f:
+        return f.read()
+
+
+def write_rec(text):
+    fd, path = tempfile.mkstemp(dir=TMP, suffix=".rec")
+    with os.fdopen(fd, "w") as f:
+        f.write(text)
+    return path
+
+
+def with_file(text, path, body):
+    """text with the @file PATH of sample 1 holding body instead."""
+    at = text.index("@file " + path, text.index("@sample 1"))
+    start = text.index("\n", at) + 1
+    old_len = int(text[at:start].split()[-1])
+    return (text[:at] + "@file %s %d\n%s" % (path, len(body), body)
+            + text[start + old_len:])
+
+
+def sample_file(path, n=0, text=None):
+    text = text or read_rec()
+    at = text.index("@file " + path, text.index("@sample %d" % n))
+    start = text.index("\n", at) + 1
+    return text[start:start + int(text[at:start].split()[-1])]
+
+
+# --- the fixture's interval ----------------------------------------------
+
+@test
+def procs_figures_by_hand():
+    expect(run("--replay", REC, "--top"), 0, out=procs_text(PROCS))
+
+
+@test
+def limit_keeps_the_first_n():
+    expect(run("--replay", REC, "--top=3"), 0, out=procs_text(PROCS[:3]))
+    expect(run("--replay", REC, "-T2"), 0, out=procs_text(PROCS[:2]))
+
+
+@test
+def cgroups_figures_by_hand():
+    out = BANNER + "\n%-11s %7s %7s %7s  %-8s %s\n" % (
+        LABEL, "%wait", "%wa", "%blk", "DEVICE", "CGROUP")
+    for cg, dev, (wait, wa, blk) in CGROUPS:
+        out += "%-11s %7.2f %7.2f %7.2f  %-8s %s\n" % (
+            LABEL, wait, wa, blk, dev, cg)
+    expect(run("--replay", REC, "--top", "--cgroup"), 0, out=out)
+
+
+def near(a, b):
+    return abs(a - b) < 0.006
+
+
+@test
+def json_carries_the_same_rows():
+    res = run("--replay", REC, "--top", "-o", "json")
+    expect(res, 0)
+    st = json.loads(res.stdout)["sysstat"]["hosts"][0]["statistics"]
+    check(len(st) == 1, "one interval: %r" % st)
+    rows = st[0]["top-procs"]
+    check(len(rows) == len(PROCS), "rows: %r" % rows)
+    for r, (pid, comm, cg, dev, (wait, wa, blk)) in zip(rows, PROCS):
+        check((r["pid"], r["command"], r["cgroup"], r["device"]) ==
+              (pid, comm, cg, dev), "row %r" % r)
+        check(near(r["wait"], wait) and near(r["wa"], wa) and
+              near(r["blk"], blk), "figures of %r" % r)
+    res = run("--replay", REC, "--top=1", "--cgroup", "-o", "json")
+    expect(res, 0)
+    st = json.loads(res.stdout)["sysstat"]["hosts"][0]["statistics"]
+    rows = st[0]["top-cgroups"]
+    check(len(rows) == 1 and rows[0]["cgroup"] == CGROUPS[0][0] and
+          rows[0]["cgroup-id"] == 11 and near(rows[0]["wa"], CGROUPS[0][2][1]),
+          "cgroups: %r" % rows)
+
+
+@test
+def csv_carries_the_same_rows():
+    res = run("--replay", REC, "--top", "-o", "csv")
+    expect(res, 0)
+    rows = list(csv.DictReader(io.StringIO(res.stdout)))
+    check(len(rows) == len(PROCS), "rows: %r" % rows)
+    for r, (pid, comm, cg, dev, (wait, wa, blk)) in zip(rows, PROCS):
+        check(r["timestamp"] == "2025-01-02T03:04:06Z", "ts %r" % r)
+        check((int(r["pid"]), r["command"], r["cgroup"], r["device"]) ==
+              (pid, comm, cg, dev), "row %r" % r)
+        check(near(float(r["wait"]), wait) and near(float(r["wa"]), wa) and
+              near(float(r["blk"]), blk), "figures of %r" % r)
+    res = run("--replay", REC, "--top", "--cgroup", "-o", "csv")
+    expect(res, 0)
+    rows = list(csv.DictReader(io.StringIO(res.stdout)))
+    check([r["cgroup"] for r in rows] == [c[0] for c in CGROUPS],
+          "cgroups: %r" % rows)
+
+
+@test
+def comm_with_a_comma_is_quoted_in_csv():
+    text = read_rec()
+    path = "/sys/kernel/debug/iowprobe/procs"
+    body = sample_file(path, 1, text)
+    rec = write_rec(with_file(text, path, body.replace(" dd\n", ' a,"b\n')))
+    res = run("--replay", rec, "--top=2", "-o", "csv")
+    expect(res, 0)
+    rows = list(csv.DictReader(io.StringIO(res.stdout)))
+    check(rows[1]["command"] == 'a,"b', "rows: %r" % rows)
+
+
+# --- errors ----------------------------------------------------------------
+
+NEEDS = r"^iowstat: --top needs the procs file of iowprobe 0\.2 or later: "
+
+
+@test
+def err_recording_without_procs():
+    expect(run("--replay", os.path.join(FIX, "basic.rec"), "--top"), 1,
+           NEEDS + r"sample 0 of the recording has none; record with "
+           r"iowstat --top --record FILE")
+
+
+@test
+def err_damaged_rows():
+    text = read_rec()
+    path = "/sys/kernel/debug/iowprobe/procs"
+    head = iow.ABI_LINE + "\n"
+    cols = ("pid cgroup sleeps wait_ns wait_blk_ns wa_ns asleep exited "
+            "now_ns dev comm\n")
+    row = "1 2 3 4 5 6 0 0 12000000000 8:0 x\n"
+    bad = [
+        ("# iowprobe abi 9\n" + cols, r"unknown ABI"),
+        (head, r"no header line"),
+        (head + cols.replace("wa_ns ", ""), r"a required column is missing"),
+        (head + cols.replace("comm", "comm sleeps"),
+         r"comm is not the last column"),
+        (head + cols + row.replace(" 4 ", " 4x "), r"bad number"),
+        (head + cols + row.replace("8:0", "8-0"), r"bad device"),
+        (head + cols + row.replace(" 0 0 ", " 0 2 "),
+         r"exited is neither 0 nor 1"),
+        (head + cols + "1 2 3\n", r"too few values"),
+        (head + cols + row + "\n", r"too few values"),
+        (head + cols + "# out of memory: read again\n",
+         r"a comment among the rows .*read again")]
+    for body, why in bad:
+        rec = write_rec(with_file(text, path, body))
+        expect(run("--replay", rec, "--top"), 1,
+               r"^iowstat: .*\.rec:\d+: sample 1: .*iowprobe/procs line "
+               r"\d+: " + why)
+
+
+@test
+def err_options():
+    for args, why in (
+            (["--cgroup"], r"--cgroup goes with --top"),
+            (["--top", "-P", "ALL"], r"--top and -P exclude each other"),
+            (["--top", "-o", "prom"], r"--top and -o prom exclude"),
+            (["--top", "--", "true"], r"--top and -- CMD exclude"),
+            (["--top=0"], r"--top=N requires a number of rows"),
+            (["-Tx"], r"--top=N requires a number of rows")):
+        expect(run(*args), 2, r"^iowstat: " + why)
+
+
+@test
+def err_bpf_has_no_procs():
+    res = run("--bpf", "--top")
+    if "built without BPF" in res.stderr:
+        expect(res, 2, r"--bpf: this iowstat was built without BPF")
+    else:
+        expect(res, 1, NEEDS + r"the BPF backend has no per-process "
+               r"figures yet; load the module")
+
+
+# --- live, through a fake debugfs ------------------------------------------
+
+def fake_debugfs(files):
+    d = tempfile.mkdtemp(dir=TMP)
+    os.mkdir(os.path.join(d, "iowprobe"))
+    for name, body in files.items():
+        with open(os.path.join(d, "iowprobe", name), "w") as f:
+            f.write(body)
+    return d
+
+
+@test
+def err_module_without_procs():
+    d = fake_debugfs({"cpus": sample_file("/sys/kernel/debug/iowprobe/cpus")})
+    expect(run("--top", env={"IOWSTAT_DEBUGFS": d}), 1,
+           NEEDS + r".*/iowprobe/procs is missing; update the module and "
+           r"reload it \(rmmod iowprobe; modprobe iowprobe\)")
+
+
+@test
+def record_keeps_the_files_and_the_names():
+    # a cgroup tree whose directories' inodes are the ids the rows name
+    cg = tempfile.mkdtemp(dir=TMP)
+    os.makedirs(os.path.join(cg, "sys.slice", "db.service"))
+    ino = os.stat(os.path.join(cg, "sys.slice", "db.service")).st_ino
+    procs = sample_file("/sys/kernel/debug/iowprobe/procs").replace(
+        "100 11 ", "100 %d " % ino)
+    d = fake_debugfs({
+        "cpus": sample_file("/sys/kernel/debug/iowprobe/cpus"),
+        "procs": procs,
+        "cgroups": sample_file("/sys/kernel/debug/iowprobe/cgroups")})
+    rec = os.path.join(TMP, "live.rec")
+    live = run("--record", rec, "--top", "1", "1",
+               env={"IOWSTAT_DEBUGFS": d, "IOWSTAT_CGROUPFS": cg})
+    # the files did not change: a header and no row
+    expect(live, 0)
+    check(live.stdout.count("\n") == 3, "banner, blank, header: %r"
+          % live.stdout)
+    text = read_rec(rec)
+    check(sample_file(d + "/iowprobe/procs", 1, text) == procs,
+          "procs recorded as read")
+    names = sample_file("iowstat:names", 0, text)
+    check("cgroup %d /sys.slice/db.service\n" % ino in names,
+          "names: %r" % names)
+    expect(run("--replay", rec, "--top"), 0, out=live.stdout)
+
+
+sys.exit(iow.run_tap(TESTS, TMP))
