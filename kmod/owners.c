@@ -542,6 +542,25 @@ static const bool col_in[IOWPROBE_OWNER_KINDS][IOWPROBE_OCOL_NR] = {
 	},
 };
 
+/*
+ * comm_show() - a task name as one field that runs to the end of the line:
+ * any task can name itself, so a control character (a newline would make a
+ * row of its own) shows as '?', and an empty name as '-'
+ */
+static void comm_show(struct seq_file *m, const char *comm)
+{
+	char safe[TASK_COMM_LEN];
+	unsigned char c;
+	int i;
+
+	for (i = 0; i < TASK_COMM_LEN - 1 && comm[i]; i++) {
+		c = comm[i];
+		safe[i] = c < ' ' || c == 0x7f ? '?' : c;
+	}
+	safe[i] = '\0';
+	seq_puts(m, i ? safe : "-");
+}
+
 static void row_show(struct seq_file *m, enum iowprobe_owner_kind k,
 		     const u64 *v, const struct owner_figs *f)
 {
@@ -552,15 +571,16 @@ static void row_show(struct seq_file *m, enum iowprobe_owner_kind k,
 	for (i = 0; i < IOWPROBE_OCOL_NR; i++) {
 		if (!col_in[k][i])
 			continue;
-		if (i == IOWPROBE_OCOL_dev && dev)
-			seq_printf(m, "%s%u:%u", sep, MAJOR(dev), MINOR(dev));
-		else if (i == IOWPROBE_OCOL_dev)
-			seq_printf(m, "%s-", sep);
-		else if (i == IOWPROBE_OCOL_comm)
-			seq_printf(m, "%s%s", sep, f->comm);
-		else
-			seq_printf(m, "%s%llu", sep, v[i]);
+		seq_puts(m, sep);
 		sep = " ";
+		if (i == IOWPROBE_OCOL_dev && dev)
+			seq_printf(m, "%u:%u", MAJOR(dev), MINOR(dev));
+		else if (i == IOWPROBE_OCOL_dev)
+			seq_putc(m, '-');
+		else if (i == IOWPROBE_OCOL_comm)
+			comm_show(m, f->comm);
+		else
+			seq_printf(m, "%llu", v[i]);
 	}
 	seq_putc(m, '\n');
 }

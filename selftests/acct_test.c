@@ -1769,6 +1769,7 @@ TEST_F(sched, owners_share_the_cpus_iowait)
 
 	disk_init(&d, "vda", 253, 0);
 	rq_init(&rq, &d, 0, REQ_OP_READ, 4096);
+	strcpy(k->t[A].ts.comm, "a\nb");	/* any task can name itself */
 	at(0);
 	k_switch(k, 0, false, A);
 	at(5);
@@ -1800,6 +1801,9 @@ TEST_F(sched, owners_share_the_cpus_iowait)
 	EXPECT_EQ(0, owner_fig(PID_OF(B), "wait_blk_ns", 40));
 	EXPECT_EQ(10, owner_fig(PID_OF(B), "wa_ns", 40));
 	EXPECT_EQ(-1, owner_fig(PID_OF(C), "wait_ns", 40));
+	/* a newline in a name never splits a row */
+	EXPECT_EQ(NULL, strstr(show(procs_show), "a\nb"));
+	EXPECT_NE(NULL, strstr(show(procs_show), " a?b\n"));
 }
 
 /*
