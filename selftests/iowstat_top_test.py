@@ -235,6 +235,29 @@ NEEDS = r"^iowstat: --top needs the procs file of iowprobe 0\.2 or later: "
 
 
 @test
+def prom_carries_the_cgroups():
+    """-o prom: the last sample's cgroups file as counters labelled with
+    their paths (the fixture's second sample, by hand); a cgroup with no
+    path (its directory gone) has no series"""
+    res = run("--replay", REC, "-o", "prom")
+    expect(res, 0)
+    want = {
+        ("iowprobe_cgroup_wait_seconds_total", "/system.slice/a.service"):
+            "22.000000000",
+        ("iowprobe_cgroup_wait_blk_seconds_total", "/user.slice/b c"):
+            "0.700000000",
+        ("iowprobe_cgroup_cpu_iowait_seconds_total",
+         "/system.slice/a.service"): "1.640000000",
+    }
+    for (name, path), value in want.items():
+        line = '%s{cgroup="%s"} %s' % (name, path, value)
+        check(line in res.stdout.splitlines(), "no line %r" % line)
+    check("{cgroup=\"-\"}" not in res.stdout, "a series for no path")
+    check(res.stdout.count("iowprobe_cgroup_iowait_sleeps_total{") == 3,
+          "sleeps: one series per named cgroup (3)")
+
+
+@test
 def err_recording_without_procs():
     expect(run("--replay", os.path.join(FIX, "basic.rec"), "--top"), 1,
            NEEDS + r"sample 0 of the recording has none; record with "

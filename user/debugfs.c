@@ -340,6 +340,17 @@ int debugfs_owners_check(enum iowprobe_owner_kind need)
 	return 0;
 }
 
+/* debugfs_has_owners() - after open: the module has procs and cgroups */
+bool debugfs_has_owners(void)
+{
+	unsigned int k;
+
+	for (k = 0; k < IOWPROBE_OWNER_KINDS; k++)
+		if (access(dbg.owner[k], F_OK))
+			return false;
+	return true;
+}
+
 /**
  * debugfs_read_owners() - read the procs and cgroups files into @s and
  * @raw; both, whichever --top shows, so that a recording has both views.

@@ -4,10 +4,16 @@
  * textfile collector.  Own prefix "iowprobe_", never node_cpu_*: these
  * counters overlap (iowait and blk are parts of idle) and must not be
  * summed with node_exporter's.  Counters are seconds since module load.
+ * Where the module has its cgroups file, the cgroups' figures follow,
+ * labelled with the cgroup's path: as many series as the module keeps
+ * rows (its cgroups= parameter, 1024 by default), less the cgroups whose
+ * directory is gone, whose series end there.
  */
 #include <inttypes.h>
+#include <string.h>
 
 #include "fmt.h"
+#include "names.h"
 #include "util.h"
 
 struct prom_metric {
@@ -86,12 +92,64 @@ static void prom_psi(FILE *f, const char *kind, uint64_t us)
 		"\n", kind, kind, kind, kind, us / 1000000, us % 1000000);
 }
 
+/* the cgroups file's figures, one metric each, labelled cgroup="PATH" */
+static const struct prom_metric cgroup_metrics[] = {
+	{ "iowprobe_cgroup_wait_seconds_total",
+	  "Wall time the cgroup's tasks slept in iowait, summed over its tasks.",
+	  IOWPROBE_OCOL_wait_ns, true, false },
+	{ "iowprobe_cgroup_wait_blk_seconds_total",
+	  "The part of that wait with a block request of its own in flight.",
+	  IOWPROBE_OCOL_wait_blk_ns, true, false },
+	{ "iowprobe_cgroup_cpu_iowait_seconds_total",
+	  "Its share of the CPUs' exact iowait: the part of wa it caused.",
+	  IOWPROBE_OCOL_wa_ns, true, false },
+	{ "iowprobe_cgroup_iowait_sleeps_total",
+	  "Sleeps in iowait of its tasks that ended.",
+	  IOWPROBE_OCOL_sleeps, false, false },
+};
+
+/* prom_label - @v as a label value: backslash, quote and newline escaped */
+static void prom_label(FILE *f, const char *v)
+{
+	for (; *v; v++) {
+		if (*v == '\\' || *v == '"')
+			fputc('\\', f);
+		if (*v == '\n')
+			fputs("\\n", f);
+		else
+			fputc(*v, f);
+	}
+}
+
+static void prom_cgroup_metric(FILE *f, const struct owner_table *t,
+			       const struct prom_metric *m)
+{
+	const char *path;
+	size_t i;
+
+	fprintf(f, "# HELP %s %s\n# TYPE %s counter\n", m->name, m->help,
+		m->name);
+	for (i = 0; i < t->n; i++) {
+		path = names_cgroup(t->row[i].v[IOWPROBE_OCOL_cgroup]);
+		if (!strcmp(path, "-"))
+			continue;	/* its directory is gone */
+		fprintf(f, "%s{cgroup=\"", m->name);
+		prom_label(f, path);
+		fputs("\"} ", f);
+		prom_value(f, t->row[i].v[m->col], m);
+	}
+}
+
 void fmt_prom(FILE *f, const struct iowstat_snapshot *s)
 {
 	unsigned int i;
 
 	for (i = 0; i < ARRAY_SIZE(metrics); i++)
 		prom_metric(f, s, &metrics[i]);
+	if (s->have & HAVE_CGROUPS)
+		for (i = 0; i < ARRAY_SIZE(cgroup_metrics); i++)
+			prom_cgroup_metric(f, &s->owners[IOWPROBE_CGROUPS],
+					   &cgroup_metrics[i]);
 	if (s->have & HAVE_PSI) {
 		prom_psi(f, "some", s->psi_some_us);
 		prom_psi(f, "full", s->psi_full_us);

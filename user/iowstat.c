@@ -111,7 +111,10 @@ static int open_live(struct source *src, struct iowstat_meta *m)
 						       IOWPROBE_PROCS);
 	if (err)
 		return err;
-	src->owners = env.top;
+	/* -o prom exports the cgroups too, where the module has them */
+	src->owners = env.top ||
+		      (env.out == OUT_PROM && src->be == &debugfs_backend &&
+		       debugfs_has_owners());
 	sample_meta_init(m, env.interval);
 	if (env.record) {
 		src->rec = record_open(env.record, m);
