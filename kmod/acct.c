@@ -134,7 +134,7 @@ static struct iowprobe_entry *entry_for(struct task_struct *p, int cpu,
 	e->task.state = state;
 	INIT_LIST_HEAD(&e->task.pending);
 	iowprobe_owners_of(p, e->task.wait.owner);
-	iowprobe_owners_sleep(&e->task.wait, now);
+	iowprobe_owners_sleep(&e->task.wait, p, now);
 	return e;
 }
 

@@ -197,7 +197,8 @@ int iowprobe_owners_init(void);
 void iowprobe_owners_exit(void);
 void iowprobe_owners_of(struct task_struct *p,
 			struct iowprobe_owner *owner[IOWPROBE_OWNER_KINDS]);
-void iowprobe_owners_sleep(struct iowprobe_wait *w, u64 now);
+void iowprobe_owners_sleep(struct iowprobe_wait *w, struct task_struct *p,
+			   u64 now);
 void iowprobe_owners_wake(const struct iowprobe_wait *w, u64 now, u64 share);
 void iowprobe_owners_rq(struct iowprobe_owner *const *owner, dev_t devt,
 			int delta, u64 now);

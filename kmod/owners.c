@@ -16,8 +16,8 @@
  * goes unowned, and the per-CPU figures never depend on a row.  A
  * process's row leaves the hash when its group leader is freed and stays,
  * marked exited, until it has been read once or has lingered LINGER_NS;
- * the reaper then returns it to the pool.  A cgroup's row stays until
- * unload.  Row memory is never freed before unload, so a stale pointer can
+ * the reaper then returns it to the pool.  A cgroup's row ends alike once
+ * the reaper finds the cgroup removed.  Row memory is never freed before unload, so a stale pointer can
  * at worst misattribute, never corrupt.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
@@ -46,7 +46,9 @@ enum row_state { ROW_FREE, ROW_LIVE, ROW_EXITED };
  * struct owner_figs - what a row counts; a new row starts it from zero
  * @key:      tgid or cgroup id; with @start, who the row is
  * @start:    a process's group leader's start_time: a reused pid is not it
- * @blk:      the time a request of the row's own was in flight
+ * @blk:      the time a request of the row's own was in flight, kept
+ *            only while a sleeper of the row watches it: @asleep > 0
+ * @inflight: its requests in flight, changed without the lock
  * @dev_last: the disk of its latest request; a wait is booked on it
  */
 struct owner_figs {
@@ -54,8 +56,8 @@ struct owner_figs {
 	u64 start;
 	u64 cgroup;
 	struct iowprobe_gclock blk;
-	int inflight;
-	int asleep;
+	atomic_t inflight;
+	atomic_t asleep;
 	u64 sleeps;
 	u64 wait_ns;
 	u64 wait_blk_ns;
@@ -99,7 +101,20 @@ struct owner_set {
 	bool exact;		/* no row missed in the last reap period */
 };
 
+/*
+ * struct owner_cache - per CPU, the rows a task was last found to have: a
+ * task issues and sleeps on one CPU over and over, so most lookups hit
+ * here and take no lock.  A hit is checked against the rows themselves
+ * (a task struct can be reused, a row reaped and reused).
+ */
+struct owner_cache {
+	const struct task_struct *task;
+	u64 cgroup;
+	struct iowprobe_owner *row[IOWPROBE_OWNER_KINDS];
+};
+
 unsigned int iowprobe_owner_pool[IOWPROBE_OWNER_KINDS] = { 4096, 1024 };
+static struct owner_cache __percpu *caches;
 static struct owner_set sets[IOWPROBE_OWNER_KINDS];
 static const char *const set_name[] = IOWPROBE_OWNER_FILES;
 
@@ -144,11 +159,15 @@ int iowprobe_owners_init(void)
 {
 	int k, ret;
 
+	caches = alloc_percpu(struct owner_cache);
+	if (!caches)
+		return -ENOMEM;
 	for (k = 0; k < IOWPROBE_OWNER_KINDS; k++) {
 		ret = set_init(&sets[k], iowprobe_owner_pool[k]);
 		if (ret) {
 			while (--k >= 0)
 				set_destroy(&sets[k]);
+			free_percpu(caches);
 			return ret;
 		}
 	}
@@ -164,6 +183,7 @@ void iowprobe_owners_exit(void)
 	cancel_delayed_work_sync(&reap_work);
 	for (k = 0; k < IOWPROBE_OWNER_KINDS; k++)
 		set_destroy(&sets[k]);
+	free_percpu(caches);
 }
 
 static struct owner_bucket *bucket_of(struct owner_set *s, u64 key)
@@ -207,9 +227,38 @@ static void row_exit(struct iowprobe_owner *o, u64 now)
 	raw_spin_unlock_irqrestore(&o->lock, flags);
 }
 
-/* row_start() - make free row @o stand for @key; published by the caller */
-static void row_start(struct iowprobe_owner *o, u64 key, u64 start,
-		      u64 cgroup)
+static u64 cgroup_of(struct task_struct *p)
+{
+	u64 id = 0;
+
+#ifdef CONFIG_CGROUPS
+	rcu_read_lock();	/* task_dfl_cgroup() wants it, even in a probe */
+	id = cgroup_id(task_dfl_cgroup(p));
+	rcu_read_unlock();
+#endif
+	return id;
+}
+
+/*
+ * name() - a process row's name and cgroup, from its sleeper @p: exec
+ * renames a process (pidstat shows the leader's comm too), and a process
+ * may move to another cgroup.  Its lock held.
+ */
+static void name(struct iowprobe_owner *o, struct task_struct *p)
+{
+	const struct task_struct *leader = READ_ONCE(p->group_leader);
+
+	o->f.cgroup = cgroup_of(p);
+	memcpy(o->f.comm, leader->comm, sizeof(o->f.comm));
+	o->f.comm[sizeof(o->f.comm) - 1] = '\0';
+}
+
+/*
+ * row_start() - make free row @o stand for @key, of @p's process or
+ * cgroup; published by the caller
+ */
+static void row_start(struct iowprobe_owner *o, enum iowprobe_owner_kind k,
+		      u64 key, u64 start, struct task_struct *p)
 {
 	unsigned long flags;
 
@@ -217,8 +266,11 @@ static void row_start(struct iowprobe_owner *o, u64 key, u64 start,
 	memset(&o->f, 0, sizeof(o->f));
 	o->f.key = key;
 	o->f.start = start;
-	o->f.cgroup = cgroup;
 	o->f.state = ROW_LIVE;
+	if (k == IOWPROBE_PROCS)
+		name(o, p);
+	else
+		o->f.cgroup = key;
 	raw_spin_unlock_irqrestore(&o->lock, flags);
 }
 
@@ -230,7 +282,7 @@ static void row_start(struct iowprobe_owner *o, u64 key, u64 start,
  * reused: it exited before its leader was freed, so it is marked exited.
  */
 static struct iowprobe_owner *row_get(enum iowprobe_owner_kind k, u64 key,
-				      u64 start, u64 cgroup)
+				      u64 start, struct task_struct *p)
 {
 	struct owner_set *s = &sets[k];
 	struct owner_bucket *b = bucket_of(s, key);
@@ -251,7 +303,7 @@ static struct iowprobe_owner *row_get(enum iowprobe_owner_kind k, u64 key,
 	if (!found) {
 		found = row_alloc(s);
 		if (found) {
-			row_start(found, key, start, cgroup);
+			row_start(found, k, key, start, p);
 			hlist_add_head(&found->node, &b->head);
 		}
 	}
@@ -259,16 +311,12 @@ static struct iowprobe_owner *row_get(enum iowprobe_owner_kind k, u64 key,
 	return found;
 }
 
-static u64 cgroup_of(struct task_struct *p)
+/* row_is() - is @o, looked at without its lock, the live row of @key? */
+static bool row_is(const struct iowprobe_owner *o, u64 key, u64 start)
 {
-	u64 id = 0;
-
-#ifdef CONFIG_CGROUPS
-	rcu_read_lock();	/* task_dfl_cgroup() wants it, even in a probe */
-	id = cgroup_id(task_dfl_cgroup(p));
-	rcu_read_unlock();
-#endif
-	return id;
+	return o && READ_ONCE(o->f.key) == key &&
+	       READ_ONCE(o->f.start) == start &&
+	       READ_ONCE(o->f.state) == ROW_LIVE;
 }
 
 /*
@@ -279,26 +327,41 @@ static u64 cgroup_of(struct task_struct *p)
 void iowprobe_owners_of(struct task_struct *p,
 			struct iowprobe_owner *owner[IOWPROBE_OWNER_KINDS])
 {
-	struct task_struct *leader = READ_ONCE(p->group_leader);
+	u64 start = READ_ONCE(p->group_leader)->start_time;
 	u64 cgroup = cgroup_of(p);
-	struct iowprobe_owner *o;
-	unsigned long flags;
+	struct owner_cache *c = get_cpu_ptr(caches);
 
-	o = row_get(IOWPROBE_PROCS, p->tgid, leader->start_time, cgroup);
-	if (o) {
-		raw_spin_lock_irqsave(&o->lock, flags);
-		o->f.cgroup = cgroup;	/* a process may move */
-		/* exec renames it: pidstat shows the leader's comm too */
-		memcpy(o->f.comm, leader->comm, sizeof(o->f.comm));
-		o->f.comm[sizeof(o->f.comm) - 1] = '\0';
-		raw_spin_unlock_irqrestore(&o->lock, flags);
+	if (c->task == p && c->cgroup == cgroup &&
+	    row_is(c->row[IOWPROBE_PROCS], p->tgid, start) &&
+	    row_is(c->row[IOWPROBE_CGROUPS], cgroup, 0)) {
+		memcpy(owner, c->row, sizeof(c->row));
+		put_cpu_ptr(caches);
+		return;
 	}
-	owner[IOWPROBE_PROCS] = o;
-	owner[IOWPROBE_CGROUPS] = row_get(IOWPROBE_CGROUPS, cgroup, 0, cgroup);
+	owner[IOWPROBE_PROCS] = row_get(IOWPROBE_PROCS, p->tgid, start, p);
+	owner[IOWPROBE_CGROUPS] = row_get(IOWPROBE_CGROUPS, cgroup, 0, p);
+	c->task = p;
+	c->cgroup = cgroup;
+	memcpy(c->row, owner, sizeof(c->row));
+	put_cpu_ptr(caches);
 }
 
-/* iowprobe_owners_sleep() - a sleeper with @w->owner goes to sleep at @now */
-void iowprobe_owners_sleep(struct iowprobe_wait *w, u64 now)
+/*
+ * blk_watch() - a row's first sleeper starts watching its in-flight clock:
+ * set it from the count now.  Its lock held.  The full barriers of the two
+ * atomic_*_return() pair: either the request sees the sleeper (and sets
+ * the clock itself, in iowprobe_owners_rq()) or this sees the request.
+ */
+static void blk_watch(struct iowprobe_owner *o, u64 now)
+{
+	if (atomic_inc_return(&o->f.asleep) > 1)
+		return;
+	iowprobe_gclock_set(&o->f.blk, now, atomic_read(&o->f.inflight) > 0);
+}
+
+/* iowprobe_owners_sleep() - @p, with rows @w->owner, sleeps from @now on */
+void iowprobe_owners_sleep(struct iowprobe_wait *w, struct task_struct *p,
+			   u64 now)
 {
 	struct iowprobe_owner *o;
 	unsigned long flags;
@@ -310,7 +373,9 @@ void iowprobe_owners_sleep(struct iowprobe_wait *w, u64 now)
 		if (!o)
 			continue;
 		raw_spin_lock_irqsave(&o->lock, flags);
-		o->f.asleep++;
+		if (k == IOWPROBE_PROCS)
+			name(o, p);
+		blk_watch(o, now);
 		w->blk_snap[k] = iowprobe_gclock_read(&o->f.blk, now);
 		raw_spin_unlock_irqrestore(&o->lock, flags);
 	}
@@ -355,7 +420,7 @@ void iowprobe_owners_wake(const struct iowprobe_wait *w, u64 now, u64 share)
 		raw_spin_lock_irqsave(&o->lock, flags);
 		blk = iowprobe_since(iowprobe_gclock_read(&o->f.blk, now),
 				     w->blk_snap[k]);
-		o->f.asleep--;
+		atomic_dec(&o->f.asleep);
 		o->f.sleeps++;
 		o->f.wait_ns += iowprobe_since(now, w->t_sleep);
 		o->f.wait_blk_ns += blk;
@@ -367,25 +432,34 @@ void iowprobe_owners_wake(const struct iowprobe_wait *w, u64 now, u64 share)
 
 /*
  * iowprobe_owners_rq() - @delta requests of the rows @owner, on disk
- * @devt, start or end at @now
+ * @devt, start or end at @now; under a CPU's lock, so interrupts are off
+ *
+ * Only a turn of the count (0 <-> 1) while a sleeper watches takes the
+ * row's lock: a process that never sleeps in iowait (polled or
+ * interrupt-free I/O) pays two atomic operations a request.
  */
 void iowprobe_owners_rq(struct iowprobe_owner *const *owner, dev_t devt,
 			int delta, u64 now)
 {
 	struct iowprobe_owner *o;
-	unsigned long flags;
-	int k;
+	int k, n;
 
+	lockdep_assert_irqs_disabled();
 	for (k = 0; k < IOWPROBE_OWNER_KINDS; k++) {
 		o = owner[k];
 		if (!o)
 			continue;
-		raw_spin_lock_irqsave(&o->lock, flags);
-		o->f.inflight += delta;
-		iowprobe_gclock_set(&o->f.blk, now, o->f.inflight > 0);
 		if (delta > 0 && devt)
-			o->f.dev_last = devt;
-		raw_spin_unlock_irqrestore(&o->lock, flags);
+			WRITE_ONCE(o->f.dev_last, devt);
+		n = atomic_add_return(delta, &o->f.inflight);
+		if (delta > 0 ? n != 1 : n != 0)
+			continue;
+		if (!atomic_read(&o->f.asleep))	/* see blk_watch() */
+			continue;
+		raw_spin_lock(&o->lock);
+		iowprobe_gclock_set(&o->f.blk, now,
+				    atomic_read(&o->f.inflight) > 0);
+		raw_spin_unlock(&o->lock);
 	}
 }
 
@@ -413,7 +487,8 @@ void iowprobe_owners_exited(struct task_struct *p)
 /* reapable() - an exited row nothing points at, read or lingered enough */
 static bool reapable(const struct iowprobe_owner *o, u64 now)
 {
-	return o->f.state == ROW_EXITED && !o->f.inflight && !o->f.asleep &&
+	return o->f.state == ROW_EXITED && !atomic_read(&o->f.inflight) &&
+	       !atomic_read(&o->f.asleep) &&
 	       (o->f.read || iowprobe_since(now, o->f.t_exit) > LINGER_NS);
 }
 
@@ -441,10 +516,58 @@ static void reap_set(struct owner_set *s)
 	s->exhausted_seen = exhausted;
 }
 
+#ifdef CONFIG_CGROUPS
+/* cgroup_gone() - the cgroup of @id was removed (ids are never reused) */
+static bool cgroup_gone(u64 id)
+{
+	struct cgroup *cg = cgroup_get_from_id(id);
+
+	if (IS_ERR(cg))
+		return true;
+	cgroup_put(cg);
+	return false;
+}
+#else
+static bool cgroup_gone(u64 id)
+{
+	return false;
+}
+#endif
+
+/*
+ * end_removed_cgroups() - a removed cgroup's row ends as an exited
+ * process's does: out of the hash, kept until read.  A cgroup with tasks
+ * cannot be removed, so no sleeper points at it any more.
+ */
+static void end_removed_cgroups(void)
+{
+	struct owner_set *s = &sets[IOWPROBE_CGROUPS];
+	struct owner_bucket *b;
+	struct iowprobe_owner *o;
+	unsigned long flags;
+	unsigned int i;
+	u64 key;
+
+	for (i = 0; i < s->size; i++) {
+		o = &s->rows[i];
+		if (READ_ONCE(o->f.state) != ROW_LIVE)
+			continue;
+		key = READ_ONCE(o->f.key);
+		if (!cgroup_gone(key))
+			continue;
+		b = bucket_of(s, key);
+		raw_spin_lock_irqsave(&b->lock, flags);
+		if (o->f.state == ROW_LIVE && o->f.key == key)
+			row_exit(o, iowprobe_now());
+		raw_spin_unlock_irqrestore(&b->lock, flags);
+	}
+}
+
 static void reap_fn(struct work_struct *work)
 {
 	int k;
 
+	end_removed_cgroups();
 	for (k = 0; k < IOWPROBE_OWNER_KINDS; k++) {
 		reap_set(&sets[k]);
 		cond_resched();
@@ -521,7 +644,7 @@ static bool row_copy(struct iowprobe_owner *o, const struct show_ctx *ctx,
 	v[IOWPROBE_OCOL_wait_ns] = copy->wait_ns + p->wait_ns;
 	v[IOWPROBE_OCOL_wait_blk_ns] = copy->wait_blk_ns + p->wait_blk_ns;
 	v[IOWPROBE_OCOL_wa_ns] = copy->wa_ns + p->wa_ns;
-	v[IOWPROBE_OCOL_asleep] = max(copy->asleep, 0);
+	v[IOWPROBE_OCOL_asleep] = max(atomic_read(&copy->asleep), 0);
 	v[IOWPROBE_OCOL_exited] = copy->state == ROW_EXITED;
 	v[IOWPROBE_OCOL_now_ns] = ctx->now;
 	return true;

@@ -18,6 +18,8 @@ void free_percpu(void *p);
 #define per_cpu_ptr(p, cpu)						\
 	((typeof(p))((char *)(p) + (size_t)(cpu) * SHIM_PCPU_UNIT))
 #define this_cpu_ptr(p)		per_cpu_ptr(p, smp_processor_id())
+#define get_cpu_ptr(p)		this_cpu_ptr(p)
+#define put_cpu_ptr(p)		((void)(p))
 #define this_cpu_inc(x)		((*per_cpu_ptr(&(x), smp_processor_id()))++)
 
 #define smp_processor_id()	shim_cpu
