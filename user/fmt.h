@@ -41,6 +41,12 @@ void fmt_csv_command(FILE *f, const struct cmd_result *c,
 		     const struct iowstat_delta *acc,
 		     const struct cpu_sel *sel);
 
+/* -- CMD: the parts of its tree's thread-seconds (fmt_tree.c) */
+void fmt_text_tree(FILE *f, const struct tree_parts *t);
+void fmt_json_tree(FILE *f, const struct tree_parts *t);
+void fmt_csv_tree_header(FILE *f);
+void fmt_csv_tree(FILE *f, const struct tree_parts *t);
+
 /* -o prom: one exposition of the counters since load, in seconds */
 void fmt_prom(FILE *f, const struct iowstat_snapshot *s);
 

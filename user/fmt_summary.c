@@ -5,7 +5,8 @@
  * Written to stdout once CMD has ended (the text summary goes to stderr,
  * as time(1) does).  Beside the percentages, the absolute nanoseconds of
  * each CPU over exactly CMD's lifetime, so a script can compare them with
- * a ground truth of its own.
+ * a ground truth of its own; then the parts of its tree's thread-seconds
+ * (fmt_tree.c).
  */
 #include <inttypes.h>
 
@@ -57,7 +58,9 @@ void fmt_json_command(FILE *f, const struct cmd_result *c,
 		snprintf(id, sizeof(id), "%u", i);
 		json_cpu(f, id, acc->cpu[i], i + 1 == last);
 	}
-	fputs("\t\t\t\t]\n\t\t\t}", f);
+	fputs("\t\t\t\t]", f);
+	fmt_json_tree(f, &c->tree);
+	fputs("\n\t\t\t}", f);
 }
 
 static void csv_row(FILE *f, const struct cmd_result *c, const char *cpu,
@@ -73,6 +76,7 @@ static void csv_row(FILE *f, const struct cmd_result *c, const char *cpu,
 	for (i = 0; i < IOWPROBE_COL_NR; i++)
 		if (in_summary(i))
 			fprintf(f, ",%" PRIu64, v[i]);
+	fmt_csv_tree(f, &c->tree);
 	fputc('\n', f);
 }
 
@@ -88,6 +92,7 @@ void fmt_csv_command(FILE *f, const struct cmd_result *c,
 	for (i = 0; i < IOWPROBE_COL_NR; i++)
 		if (in_summary(i))
 			fprintf(f, ",%s", iowstat_col_name[i]);
+	fmt_csv_tree_header(f);
 	fputc('\n', f);
 	csv_row(f, c, "all", acc->all);
 	for (i = 0; i < acc->nr_cpus; i++) {

@@ -6,6 +6,7 @@
 #include <stddef.h>
 #include <stdio.h>
 
+#include "cmd_tree.h"
 #include "sample.h"
 #include "snapshot.h"
 
@@ -18,6 +19,7 @@ struct cmd_result {
 	uint64_t wall_ns, user_us, sys_us;
 	uint64_t runq_ns;		/* waiting for a CPU (schedstat) */
 	bool have_runq;
+	struct tree_parts tree;		/* live only: not in a recording */
 };
 
 FILE *record_open(const char *path, const struct iowstat_meta *m);

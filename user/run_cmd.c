@@ -4,19 +4,28 @@
  * starts, on the interval while it runs and right after it ends, and sum
  * the intervals, so the split covers exactly CMD's lifetime and a counter
  * going backwards mid-run costs one interval of one CPU, not the run.
+ *
+ * It also adds up where the threads of CMD's whole tree spent their lives
+ * (cmd_tree.c): iowstat is a child subreaper, hears every thread's exit
+ * from taskstats and runs the tree in a cgroup of its own, whose row in
+ * the module's cgroups file is the tree's iowait (cmd_cgroup.c).
  */
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
+#include "cmd_cgroup.h"
+#include "cmd_tree.h"
 #include "fmt.h"
 #include "run.h"
+#include "taskstats.h"
 #include "util.h"
 
 static volatile pid_t child;
@@ -62,12 +71,22 @@ static void set_handlers(void)
 	sigaction(SIGCHLD, &sc, NULL);
 }
 
-/* exec_child - in the child: exec, or report errno through the pipe */
-static void exec_child(char **cmd, int errfd)
+/*
+ * exec_child - in the child: join CMD's cgroup (a failure, -errno, goes
+ * through the pipe and CMD still runs), exec, or report errno through it
+ */
+static void exec_child(char **cmd, int errfd, const struct cmd_cgroup *cg)
 {
 	ssize_t n;
 	int e;
 
+	if (cg->procs_fd >= 0) {
+		e = cmd_cgroup_join(cg);
+		if (e) {
+			n = write(errfd, &e, sizeof(e));
+			(void)n;
+		}
+	}
 	execvp(cmd[0], cmd);
 	e = errno;
 	n = write(errfd, &e, sizeof(e));	/* if lost: EOF, then 127 */
@@ -75,8 +94,11 @@ static void exec_child(char **cmd, int errfd)
 	_exit(127);
 }
 
-/* spawn - fork and exec; Return: 0, or the exit status for a failure */
-static int spawn(char **cmd)
+/*
+ * spawn - fork and exec; @join_err: the child's failure to join @cg.
+ * Return: 0, or the exit status for a failure.
+ */
+static int spawn(char **cmd, const struct cmd_cgroup *cg, int *join_err)
 {
 	int ep[2], e = 0;
 	ssize_t n;
@@ -91,12 +113,17 @@ static int spawn(char **cmd)
 		return -errno;
 	}
 	if (pid == 0)
-		exec_child(cmd, ep[1]);
+		exec_child(cmd, ep[1], cg);
 	child = pid;
 	close(ep[1]);
-	do
-		n = read(ep[0], &e, sizeof(e));
-	while (n < 0 && errno == EINTR);
+	for (;;) {
+		do
+			n = read(ep[0], &e, sizeof(e));
+		while (n < 0 && errno == EINTR);
+		if (n != sizeof(e) || e >= 0)
+			break;
+		*join_err = e;
+	}
 	close(ep[0]);
 	if (n != sizeof(e))
 		return 0;		/* EOF: exec succeeded (CLOEXEC) */
@@ -136,17 +163,56 @@ static bool runq_of(pid_t pid, uint64_t *ns)
 	return ok;
 }
 
-/* wait_child - until CMD ends or @deadline; true once it has ended */
-static bool wait_child(uint64_t deadline, int *status, struct rusage *ru,
-		       struct cmd_result *res)
+/*
+ * struct cmd_run - one run: the samples and their sums, and what adds up
+ * the tree's parts: the exit records heard so far, CMD's cgroup, and why
+ * a part cannot be measured
+ */
+struct cmd_run {
+	struct source *src;
+	struct iowstat_snapshot *s[2];
+	struct iowstat_delta *d, *acc;
+	struct rebase_state rs;
+	struct taskstats_listener ts;
+	struct cmd_tree tree;
+	struct cmd_cgroup cg;
+	char no_tree[160], no_iowait[160];
+};
+
+/*
+ * reap_orphans - the tree's orphans are iowstat's children (a subreaper):
+ * reap the ended ones, as init would, but never CMD (wait_child does)
+ */
+static void reap_orphans(void)
 {
-	struct pollfd pfd = { .fd = chld_pipe[0], .events = POLLIN };
+	siginfo_t si;
+
+	for (;;) {
+		si.si_pid = 0;
+		if (waitid(P_ALL, 0, &si, WEXITED | WNOHANG | WNOWAIT) ||
+		    !si.si_pid || si.si_pid == child)
+			return;
+		waitpid(si.si_pid, NULL, 0);
+	}
+}
+
+/* wait_child - until CMD ends or @deadline; true once it has ended */
+static bool wait_child(struct cmd_run *c, uint64_t deadline, int *status,
+		       struct rusage *ru, struct cmd_result *res)
+{
+	struct pollfd pfd[2] = {
+		{ .fd = chld_pipe[0], .events = POLLIN },
+		{ .fd = c->ts.fd, .events = POLLIN },	/* -1: ignored */
+	};
 	siginfo_t si;
 	char drain[64];
 	uint64_t now;
 	pid_t r;
 
 	for (;;) {
+		if (c->ts.fd >= 0)
+			taskstats_drain(&c->ts, tree_add, &c->tree);
+		reap_orphans();
 		/* peek first: the zombie still has its scheduler statistics */
 		si.si_pid = 0;
 		if (!waitid(P_PID, child, &si, WEXITED | WNOHANG | WNOWAIT) &&
@@ -158,7 +224,7 @@ static bool wait_child(uint64_t deadline, int *status, struct rusage *ru,
 		now = mono_ns();
 		if (now >= deadline)
 			return false;
-		poll(&pfd, 1, (deadline - now) / 1000000 + 1);
+		poll(pfd, 2, (deadline - now) / 1000000 + 1);
 		while (read(chld_pipe[0], drain, sizeof(drain)) > 0)
 			;
 	}
@@ -170,13 +236,6 @@ static int exit_status(int status)
 		return 128 + WTERMSIG(status);
 	return WEXITSTATUS(status);
 }
-
-struct cmd_run {
-	struct source *src;
-	struct iowstat_snapshot *s[2];
-	struct iowstat_delta *d, *acc;
-	struct rebase_state rs;
-};
 
 /* step - one more sample, its interval added to the run's total */
 static int step(struct cmd_run *c)
@@ -202,7 +261,7 @@ static int supervise(struct cmd_run *c, unsigned int interval,
 	struct rusage ru = { 0 };
 	int status = 0, err;
 
-	while (!wait_child(next, &status, &ru, res)) {
+	while (!wait_child(c, next, &status, &ru, res)) {
 		err = step(c);
 		if (err) {	/* no summary, but CMD is not left behind */
 			waitpid(child, NULL, 0);
@@ -232,7 +291,7 @@ static void print_duration(FILE *f, const char *name, uint64_t us)
 /**
  * cmd_print_summary() - as bash's "time" prints, then how long CMD waited
  * for a CPU (runq), CMD's status and the per-CPU table over CMD's
- * lifetime (all CPUs unless -P says which).
+ * lifetime (all CPUs unless -P says which), then its tree's parts.
  */
 void cmd_print_summary(FILE *f, const struct cmd_result *c,
 		       const struct iowstat_delta *acc,
@@ -249,6 +308,7 @@ void cmd_print_summary(FILE *f, const struct cmd_result *c,
 	fprintf(f, "exit\t%d\n", c->status);
 	cpus_print_block(f, "Summary:", "Summary:", acc,
 			 sel->given ? sel : &every);
+	fmt_text_tree(f, &c->tree);
 	fflush(f);
 }
 
@@ -297,6 +357,65 @@ static void report(const struct env *env, const struct iowstat_meta *m,
 	fflush(stdout);
 }
 
+/*
+ * tree_begin - before CMD starts: become the reaper of its orphans, listen
+ * for exits and make its cgroup; a part that cannot be had says why
+ */
+static void tree_begin(struct cmd_run *c, bool module)
+{
+	int err;
+
+	prctl(PR_SET_CHILD_SUBREAPER, 1);
+	err = taskstats_listen(&c->ts);
+	if (err == -EPERM || err == -EACCES)
+		snprintf(c->no_tree, sizeof(c->no_tree),
+			 "taskstats needs root (CAP_NET_ADMIN)");
+	else if (err == -ENOENT)
+		snprintf(c->no_tree, sizeof(c->no_tree),
+			 "the kernel has no taskstats (CONFIG_TASKSTATS)");
+	else if (err)
+		snprintf(c->no_tree, sizeof(c->no_tree), "taskstats: %s",
+			 strerror(-err));
+	if (!module)
+		snprintf(c->no_iowait, sizeof(c->no_iowait),
+			 "--bpf has no per-cgroup rows yet");
+	else
+		cmd_cgroup_make(&c->cg, c->no_iowait, sizeof(c->no_iowait));
+}
+
+/* tree_cleanup - stop listening, remove CMD's cgroup; Return: how many of
+ * the tree's processes still ran in it
+ */
+static unsigned int tree_cleanup(struct cmd_run *c)
+{
+	taskstats_close(&c->ts);
+	tree_free(&c->tree);
+	return cmd_cgroup_remove(&c->cg);
+}
+
+/*
+ * tree_end - CMD has been reaped: the records of its threads are queued
+ * (each is sent before its thread can be reaped); sum them, read the
+ * cgroup's iowait, then clean up
+ */
+static void tree_end(struct cmd_run *c, struct tree_parts *p)
+{
+	reap_orphans();
+	memcpy(p->no_tree, c->no_tree, sizeof(p->no_tree));
+	memcpy(p->no_iowait, c->no_iowait, sizeof(p->no_iowait));
+	if (c->ts.fd >= 0) {
+		taskstats_drain(&c->ts, tree_add, &c->tree);
+		p->lost = c->ts.lost || c->tree.oom;
+		if (tree_sum(&c->tree, getpid(), p))
+			snprintf(p->no_tree, sizeof(p->no_tree),
+				 "no memory");
+	}
+	if (c->cg.procs_fd >= 0)
+		cmd_cgroup_iowait(&c->cg, p);
+	p->left = tree_cleanup(c);
+	tree_parts_finish(p);
+}
+
 /* run_started - CMD is running: supervise it, then report */
 static int run_started(const struct env *env, const struct iowstat_meta *m,
 		       struct cmd_run *c, uint64_t t0)
@@ -307,6 +426,7 @@ static int run_started(const struct env *env, const struct iowstat_meta *m,
 	err = supervise(c, env->interval, t0, &res);
 	if (err)
 		return err;
+	tree_end(c, &res.tree);
 	if (c->src->rec && record_cmd(c->src->rec, &res))
 		err_msg("cannot write the recording\n");
 	report(env, m, c, &res);
@@ -321,9 +441,10 @@ static int run_started(const struct env *env, const struct iowstat_meta *m,
 int run_cmd(const struct env *env, const struct iowstat_meta *m,
 	    struct source *src)
 {
-	struct cmd_run c = { .src = src };
+	struct cmd_run c = { .src = src, .ts = { .fd = -1 },
+			     .cg = { .procs_fd = -1 } };
+	int r, join_err = 0;
 	uint64_t t0;
-	int r;
 
 	r = cmd_alloc(&c);
 	if (!r && pipe2(chld_pipe, O_CLOEXEC | O_NONBLOCK))
@@ -331,14 +452,21 @@ int run_cmd(const struct env *env, const struct iowstat_meta *m,
 	if (r)
 		goto out;
 	set_handlers();
+	tree_begin(&c, src->be == &debugfs_backend);
 	r = source_next(src, c.s[0], false);
 	if (r <= 0)
 		goto out;
 	t0 = mono_ns();
-	r = spawn(env->cmd);
+	r = spawn(env->cmd, &c.cg, &join_err);
+	if (join_err) {
+		snprintf(c.no_iowait, sizeof(c.no_iowait), "cannot join %.120s: %s",
+			 c.cg.dir, strerror(-join_err));
+		cmd_cgroup_remove(&c.cg);
+	}
 	if (!r)
 		r = run_started(env, m, &c, t0);
 out:
+	tree_cleanup(&c);
 	cmd_free(&c);
 	return r;
 }

@@ -1,0 +1,297 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * cmd_cgroup.c - CMD's tree in a cgroup v2 of its own, so that the
+ * module's cgroups row for it is the tree's iowait
+ *
+ * The module books each iowait sleep on the cgroup its task was in when
+ * it slept, and keeps a cgroup's row until it is unloaded: the row of a
+ * cgroup made for the run holds exactly the iowait of every process that
+ * ran in it, including processes already reaped and orphans, with no pid
+ * to follow.  The procs rows could not do that as well: an exited row
+ * goes once any reader has read it, and a reused pid has two rows.
+ *
+ * The cgroup is made beside iowstat's own (its parent's child), not at the
+ * root, so CMD stays under the limits and weights it would have had
+ * without iowstat.  The child joins it itself before exec, so every
+ * descendant is born in it.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/statfs.h>
+#include <linux/magic.h>
+#include <unistd.h>
+
+#include "cmd_cgroup.h"
+#include "debugfs.h"
+#include "iowprobe_abi.h"
+#include "util.h"
+
+#define CGROUP_ROOT	"/sys/fs/cgroup"
+
+/* own_cgroup - iowstat's cgroup v2 path ("/..."), from /proc/self/cgroup */
+static int own_cgroup(char *path, size_t n)
+{
+	struct span all, line;
+	size_t len;
+	char *buf;
+	int err;
+
+	err = read_whole_file("/proc/self/cgroup", &buf, &len);
+	if (err)
+		return err;
+	all = (struct span){ buf, len };
+	err = -ENOENT;
+	while (span_next_line(&all, &line)) {
+		if (!span_starts(line, "0::/") || line.len - 3 >= n)
+			continue;
+		memcpy(path, line.p + 3, line.len - 3);
+		path[line.len - 3] = '\0';
+		err = 0;
+	}
+	free(buf);
+	return err;
+}
+
+/* owner_path - the module's file @name (IOWSTAT_DEBUGFS in tests) */
+static void owner_path(char *path, size_t n, const char *name)
+{
+	const char *root = getenv("IOWSTAT_DEBUGFS");
+
+	snprintf(path, n, "%s/iowprobe/%s", root && *root ? root :
+		 DEBUGFS_DEFAULT_ROOT, name);
+}
+
+/*
+ * pool_misses - the status file's count of sleeps and requests that found
+ * no free cgroup row; -1 if unknown
+ */
+static int64_t pool_misses(void)
+{
+	static const char key[] = "\ncgroups_pool_exhausted: ";
+	char path[PATH_MAX], *buf, *at;
+	int64_t n = -1;
+	size_t len;
+
+	owner_path(path, sizeof(path), "status");
+	if (read_whole_file(path, &buf, &len))
+		return -1;
+	at = strstr(buf, key);
+	if (at)
+		n = strtoll(at + sizeof(key) - 1, NULL, 10);
+	free(buf);
+	return n;
+}
+
+/**
+ * cmd_cgroup_make() - make CMD's cgroup.
+ * Return: 0, or -errno with @why saying what is missing, in a few words.
+ */
+int cmd_cgroup_make(struct cmd_cgroup *cg, char *why, size_t n)
+{
+	char own[PATH_MAX], *slash;
+	int err, n_home, n_dir;
+	struct statfs sfs;
+	struct stat st;
+
+	cg->procs_fd = -1;
+	if (statfs(CGROUP_ROOT, &sfs) || sfs.f_type != CGROUP2_SUPER_MAGIC) {
+		snprintf(why, n, "no cgroup v2 mounted on %s", CGROUP_ROOT);
+		return -ENODEV;
+	}
+	err = own_cgroup(own, sizeof(own));
+	if (err) {
+		snprintf(why, n, "iowstat's own cgroup v2 is unknown");
+		return err;
+	}
+	n_home = snprintf(cg->home, sizeof(cg->home), "%s%s", CGROUP_ROOT,
+			  strcmp(own, "/") ? own : "");
+	slash = strrchr(own, '/');
+	*slash = '\0';		/* its parent; "" for the root */
+	n_dir = snprintf(cg->dir, sizeof(cg->dir), "%s%s/iowstat-%d",
+			 CGROUP_ROOT, own, (int)getpid());
+	if ((size_t)n_home >= sizeof(cg->home) ||
+	    (size_t)n_dir + sizeof("/cgroup.procs") > sizeof(cg->dir)) {
+		snprintf(why, n, "iowstat's cgroup path is too long");
+		return -ENAMETOOLONG;
+	}
+	if (mkdir(cg->dir, 0755) || stat(cg->dir, &st)) {
+		err = -errno;
+		snprintf(why, n, "cannot make %.120s: %s", cg->dir,
+			 strerror(-err));
+		return err;
+	}
+	cg->id = st.st_ino;
+	cg->misses = pool_misses();
+	strcat(cg->dir, "/");
+	strcat(cg->dir, "cgroup.procs");
+	cg->procs_fd = open(cg->dir, O_WRONLY | O_CLOEXEC);
+	err = cg->procs_fd < 0 ? -errno : 0;
+	*strrchr(cg->dir, '/') = '\0';
+	if (err) {
+		snprintf(why, n, "cannot open %.120s/cgroup.procs: %s", cg->dir,
+			 strerror(-err));
+		rmdir(cg->dir);
+	}
+	return err;
+}
+
+/*
+ * cmd_cgroup_join() - in the child, before exec: "0" moves the writer.
+ * Only write(2): async-signal-safe after fork.  Return: 0 or -errno.
+ */
+int cmd_cgroup_join(const struct cmd_cgroup *cg)
+{
+	if (cg->procs_fd < 0)
+		return -EBADF;
+	return write(cg->procs_fd, "0", 1) == 1 ? 0 : -errno;
+}
+
+/* col_of - the index of column @name in the header line, or -1 */
+static int col_of(struct span hdr, const char *name)
+{
+	struct span tok;
+	int i = 0;
+
+	while (span_next_token(&hdr, &tok)) {
+		if (span_eq(tok, name))
+			return i;
+		i++;
+	}
+	return -1;
+}
+
+/**
+ * owner_row_sums() - wait_ns, wait_blk_ns and wa_ns of cgroup @id in the
+ * text of the module's cgroups file.  Interim: the general parser of the
+ * procs and cgroups files (owners.c, with --top) takes its place.
+ * Return: 1 found, 0 no row (the cgroup never waited), -EPROTO not the
+ * file this iowstat knows.
+ */
+int owner_row_sums(const char *buf, size_t len, uint64_t id,
+		   uint64_t sums[OWNER_SUMS])
+{
+	static const char *const name[OWNER_SUMS + 1] = {
+		"wait_ns", "wait_blk_ns", "wa_ns", "cgroup" };
+	struct span all = { buf, len }, line, tok;
+	int col[OWNER_SUMS + 1], i, k, found = 0;
+	uint64_t v;
+
+	if (!span_next_line(&all, &line) || !span_eq(line, IOWPROBE_ABI_LINE) ||
+	    !span_next_line(&all, &line))
+		return -EPROTO;
+	for (k = 0; k <= OWNER_SUMS; k++) {
+		col[k] = col_of(line, name[k]);
+		if (col[k] < 0)
+			return -EPROTO;
+	}
+	while (!found && span_next_line(&all, &line)) {
+		uint64_t row[OWNER_SUMS + 1] = { 0 };
+
+		for (i = 0; span_next_token(&line, &tok); i++)
+			for (k = 0; k <= OWNER_SUMS; k++)
+				if (i == col[k] && parse_u64_span(tok, &v) == 0)
+					row[k] = v;
+		if (row[OWNER_SUMS] != id)
+			continue;
+		memcpy(sums, row, OWNER_SUMS * sizeof(*sums));
+		found = 1;
+	}
+	return found;
+}
+
+/*
+ * cmd_cgroup_iowait() - the tree's iowait from the module's row of CMD's
+ * cgroup, read once CMD has ended; or why not, in @p->no_iowait
+ */
+void cmd_cgroup_iowait(const struct cmd_cgroup *cg, struct tree_parts *p)
+{
+	uint64_t sums[OWNER_SUMS] = { 0 };
+	char path[PATH_MAX], *buf;
+	size_t len;
+	int r;
+
+	owner_path(path, sizeof(path), "cgroups");
+	r = read_whole_file(path, &buf, &len);
+	if (r == -ENOENT) {
+		snprintf(p->no_iowait, sizeof(p->no_iowait), "the module has "
+			 "no cgroups file (iowprobe 0.2 or later has)");
+		return;
+	}
+	if (r) {
+		snprintf(p->no_iowait, sizeof(p->no_iowait), "cannot read %.120s: "
+			 "%s", path, strerror(-r));
+		return;
+	}
+	r = owner_row_sums(buf, len, cg->id, sums);
+	free(buf);
+	if (r < 0) {
+		snprintf(p->no_iowait, sizeof(p->no_iowait), "%.120s: unknown "
+			 "columns", path);
+		return;
+	}
+	/*
+	 * A cgroup row stays until unload: once the pool is full, a new
+	 * cgroup gets none and its sleeps are only counted as misses
+	 */
+	if (pool_misses() != cg->misses) {
+		snprintf(p->no_iowait, sizeof(p->no_iowait), "the module's "
+			 "cgroups pool was full (cgroups_pool_exhausted grew; "
+			 "reload it, or raise cgroups=)");
+		return;
+	}
+	p->iowait_ns = sums[OWNER_WAIT];
+	p->iowait_blk_ns = sums[OWNER_WAIT_BLK];
+	p->wa_ns = sums[OWNER_WA];
+	p->have_iowait = true;
+}
+
+/* move_home - what still runs in CMD's cgroup goes back to iowstat's */
+static unsigned int move_home(const struct cmd_cgroup *cg)
+{
+	char path[PATH_MAX + 16], *buf;
+	struct span all, line;
+	unsigned int moved = 0;
+	size_t len;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/cgroup.procs", cg->dir);
+	if (read_whole_file(path, &buf, &len))
+		return 0;
+	snprintf(path, sizeof(path), "%s/cgroup.procs", cg->home);
+	all = (struct span){ buf, len };
+	while (span_next_line(&all, &line)) {
+		f = fopen(path, "w");
+		if (!f)
+			break;
+		fprintf(f, "%.*s\n", (int)line.len, line.p);
+		if (fclose(f) == 0)
+			moved++;
+	}
+	free(buf);
+	return moved;
+}
+
+/*
+ * cmd_cgroup_remove() - remove CMD's cgroup; processes of the tree still
+ * running go back to iowstat's own.  Return: how many did.
+ */
+unsigned int cmd_cgroup_remove(struct cmd_cgroup *cg)
+{
+	unsigned int moved = 0;
+
+	if (cg->procs_fd < 0)
+		return 0;
+	close(cg->procs_fd);
+	cg->procs_fd = -1;
+	if (rmdir(cg->dir) && errno == EBUSY) {
+		moved = move_home(cg);
+		if (rmdir(cg->dir))
+			err_msg("cannot remove %s: %s\n", cg->dir,
+				strerror(errno));
+	}
+	return moved;
+}

@@ -1,0 +1,37 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+#ifndef IOWSTAT_CMD_CGROUP_H
+#define IOWSTAT_CMD_CGROUP_H
+
+#include <limits.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "cmd_tree.h"
+
+/*
+ * struct cmd_cgroup - the cgroup v2 CMD's tree runs in, made for the run
+ * @dir:      /sys/fs/cgroup/.../iowstat-PID, beside iowstat's own cgroup
+ * @home:     iowstat's own cgroup: where what still runs at the end goes
+ * @procs_fd: @dir's cgroup.procs, open for the child to join (-1: none)
+ * @id:       @dir's inode number: the module's cgroup id
+ * @misses:   the module's cgroups_pool_exhausted when it was made
+ */
+struct cmd_cgroup {
+	char dir[PATH_MAX];
+	char home[PATH_MAX];
+	int procs_fd;
+	uint64_t id;
+	int64_t misses;
+};
+
+int cmd_cgroup_make(struct cmd_cgroup *cg, char *why, size_t n);
+int cmd_cgroup_join(const struct cmd_cgroup *cg);
+void cmd_cgroup_iowait(const struct cmd_cgroup *cg, struct tree_parts *p);
+unsigned int cmd_cgroup_remove(struct cmd_cgroup *cg);
+
+/* the interim reader of one row of the module's cgroups file (tested) */
+enum { OWNER_WAIT, OWNER_WAIT_BLK, OWNER_WA, OWNER_SUMS };
+int owner_row_sums(const char *buf, size_t len, uint64_t id,
+		   uint64_t sums[OWNER_SUMS]);
+
+#endif /* IOWSTAT_CMD_CGROUP_H */
