@@ -13,8 +13,8 @@
  * turns; entries come from the CPU's own free list before the shared pool.
  * (A request issued again from another CPU without a completion seen is
  * not found by that issue: its old entry waits for the reaper.)
- * A request issued by a user task is also its process's and its cgroup's
- * (owners.c), for their wait_blk_ns.
+ * A request issued by a user task is also its process's (owners.c), for
+ * the wait_blk_ns of the process and its cgroup.
  * The helpers of those paths are __always_inline: the calls between them
  * cost fio on null_blk 120 instructions per I/O, 1.8% (scripts/bench).
  */
@@ -353,23 +353,23 @@ static __always_inline void rq_end(struct iowprobe_cpu *c,
 		dev_done(e, now);
 	}
 	busy_add(e->rq.dev, -1, now);
-	iowprobe_owners_rq(e->rq.owner, 0, -1, now);
+	iowprobe_owner_rq(e->rq.owner, 0, -1, now);
 	rq_entry_put(c, e);
 }
 
-/* rq_start() - follow @rq of the rows @owner from @now on; c->lock held */
+/* rq_start() - follow @rq of process row @o from @now on; c->lock held */
 static __always_inline void rq_start(struct iowprobe_cpu *c,
 				     struct request *rq, u16 dev, u64 now,
-				     struct iowprobe_owner *const *owner)
+				     struct iowprobe_owner *o)
 {
 	struct iowprobe_entry *e = rq_entry_get(c);
 
 	if (!e)
 		return;
 	e->key = rq;
-	memcpy(e->rq.owner, owner, sizeof(e->rq.owner));
-	iowprobe_owners_rq(owner, dev == IOWPROBE_NO_DEV ? 0 : devs[dev].devt,
-			   1, now);
+	e->rq.owner = o;
+	iowprobe_owner_rq(o, dev == IOWPROBE_NO_DEV ? 0 : devs[dev].devt, 1,
+			  now);
 	e->rq.t_issue = now;
 	e->rq.bytes = blk_rq_bytes(rq);
 	e->rq.op = op_of(rq);
@@ -419,19 +419,20 @@ static void reap_fn(struct work_struct *work)
 }
 
 /*
- * rq_owners() - who issued a request: the current user task's process and
- * cgroup; nobody from an interrupt or a kernel thread, which issue for
- * others (a completion restarting the queue, writeback, kblockd)
+ * rq_owner() - whose a request is: the current user task's process;
+ * nobody's from an interrupt or a kernel thread, which issue for others (a
+ * completion restarting the queue, writeback, kblockd)
  */
-static void rq_owners(struct iowprobe_owner *owner[IOWPROBE_OWNER_KINDS])
+static struct iowprobe_owner *rq_owner(void)
 {
 	if (in_task() && !(current->flags & PF_KTHREAD))
-		iowprobe_owners_of(current, owner);
+		return iowprobe_owner_proc(current);
+	return NULL;
 }
 
 void iowprobe_probe_rq_issue(void *data, struct request *rq)
 {
-	struct iowprobe_owner *owner[IOWPROBE_OWNER_KINDS] = { NULL };
+	struct iowprobe_owner *owner = rq_owner();
 	struct iowprobe_cpu *c = rq_cpu(rq);
 	u16 dev = dev_index(rq->q->disk);
 	struct iowprobe_entry *old;
@@ -439,7 +440,6 @@ void iowprobe_probe_rq_issue(void *data, struct request *rq)
 	u64 now;
 
 	iowprobe_hit(IOWPROBE_EV_block_rq_issue);
-	rq_owners(owner);
 	raw_spin_lock_irqsave(&c->lock, flags);
 	now = iowprobe_now();
 	old = rq_unlink(c, rq);

@@ -75,13 +75,13 @@ struct iowprobe_owner;
  * sleep, to settle on its rows when it wakes (owners.c)
  * @owner:      its process's and its cgroup's rows (NULL: none free)
  * @t_sleep:    when it went to sleep
- * @blk_snap:   each row's own in-flight clock at @t_sleep
+ * @blk_snap:   its process row's in-flight clock at @t_sleep
  * @share_snap: its CPU's share_ns when it was counted there
  */
 struct iowprobe_wait {
 	struct iowprobe_owner *owner[IOWPROBE_OWNER_KINDS];
 	u64 t_sleep;
-	u64 blk_snap[IOWPROBE_OWNER_KINDS];
+	u64 blk_snap;
 	u64 share_snap;
 };
 
@@ -97,7 +97,7 @@ struct iowprobe_entry {
 			u8 state;	/* enum iowprobe_task_state */
 		} task;
 		struct {
-			struct iowprobe_owner *owner[IOWPROBE_OWNER_KINDS];
+			struct iowprobe_owner *owner;	/* its process */
 			u64 t_issue;
 			u32 bytes;
 			u16 dev;
@@ -200,8 +200,9 @@ void iowprobe_owners_of(struct task_struct *p,
 void iowprobe_owners_sleep(struct iowprobe_wait *w, struct task_struct *p,
 			   u64 now);
 void iowprobe_owners_wake(const struct iowprobe_wait *w, u64 now, u64 share);
-void iowprobe_owners_rq(struct iowprobe_owner *const *owner, dev_t devt,
-			int delta, u64 now);
+struct iowprobe_owner *iowprobe_owner_proc(struct task_struct *p);
+void iowprobe_owner_rq(struct iowprobe_owner *o, dev_t devt, int delta,
+		       u64 now);
 void iowprobe_owners_exited(struct task_struct *p);
 void iowprobe_owners_show(struct seq_file *m, enum iowprobe_owner_kind k);
 void iowprobe_owners_status(struct seq_file *m);

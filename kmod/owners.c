@@ -7,9 +7,10 @@
  * acct.c follows notes its rows' clocks when it goes to sleep and settles
  * on them when it wakes: the time it slept, the part of it with a request
  * of the row's own in flight, and its share of its CPU's iowait
- * (doc/design.md#who-waits).  A request is the row's when a task of the
- * row issued it; requests issued from interrupts or kernel threads
- * (writeback, kblockd) are nobody's.
+ * (doc/design.md#who-waits).  A request is a process's when one of its
+ * tasks issued it, and a cgroup's wait_blk is its processes'; requests
+ * issued from interrupts or kernel threads (writeback, kblockd) are
+ * nobody's.
  *
  * Rows come from pools allocated at load (the procs= and cgroups=
  * parameters): a sleep or request that finds no free row is counted and
@@ -17,8 +18,8 @@
  * process's row leaves the hash when its group leader is freed and stays,
  * marked exited, until it has been read once or has lingered LINGER_NS;
  * the reaper then returns it to the pool.  A cgroup's row ends alike once
- * the reaper finds the cgroup removed.  Row memory is never freed before unload, so a stale pointer can
- * at worst misattribute, never corrupt.
+ * the reaper finds the cgroup removed.  Row memory is never freed before
+ * unload, so a stale pointer can at worst misattribute, never corrupt.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -320,29 +321,50 @@ static bool row_is(const struct iowprobe_owner *o, u64 key, u64 start)
 }
 
 /*
+ * iowprobe_owner_proc() - the row of @p's process, made if new; NULL when
+ * the pool is empty.  The request path's lookup: a request is its
+ * process's, and a cgroup's requests are its processes'.  @p is current
+ * or asleep, so its process cannot have exited.
+ */
+struct iowprobe_owner *iowprobe_owner_proc(struct task_struct *p)
+{
+	u64 start = READ_ONCE(p->group_leader)->start_time;
+	struct owner_cache *c = get_cpu_ptr(caches);
+	struct iowprobe_owner *o = c->row[IOWPROBE_PROCS];
+
+	if (c->task != p || !row_is(o, p->tgid, start)) {
+		o = row_get(IOWPROBE_PROCS, p->tgid, start, p);
+		c->task = p;
+		c->row[IOWPROBE_PROCS] = o;
+		c->row[IOWPROBE_CGROUPS] = NULL;	/* not looked up yet */
+	}
+	put_cpu_ptr(caches);
+	return o;
+}
+
+/*
  * iowprobe_owners_of() - the rows of @p's process and cgroup, made if new;
- * NULL for a kind whose pool is empty.  @p is current or asleep, so its
- * process cannot have exited.
+ * NULL for a kind whose pool is empty.  The sleep path's lookup.
  */
 void iowprobe_owners_of(struct task_struct *p,
 			struct iowprobe_owner *owner[IOWPROBE_OWNER_KINDS])
 {
-	u64 start = READ_ONCE(p->group_leader)->start_time;
 	u64 cgroup = cgroup_of(p);
-	struct owner_cache *c = get_cpu_ptr(caches);
+	struct owner_cache *c;
 
+	owner[IOWPROBE_PROCS] = iowprobe_owner_proc(p);
+	c = get_cpu_ptr(caches);
 	if (c->task == p && c->cgroup == cgroup &&
-	    row_is(c->row[IOWPROBE_PROCS], p->tgid, start) &&
 	    row_is(c->row[IOWPROBE_CGROUPS], cgroup, 0)) {
-		memcpy(owner, c->row, sizeof(c->row));
-		put_cpu_ptr(caches);
-		return;
+		owner[IOWPROBE_CGROUPS] = c->row[IOWPROBE_CGROUPS];
+	} else {
+		owner[IOWPROBE_CGROUPS] = row_get(IOWPROBE_CGROUPS, cgroup, 0,
+						  p);
+		if (c->task == p) {	/* still this CPU's task: keep it */
+			c->cgroup = cgroup;
+			c->row[IOWPROBE_CGROUPS] = owner[IOWPROBE_CGROUPS];
+		}
 	}
-	owner[IOWPROBE_PROCS] = row_get(IOWPROBE_PROCS, p->tgid, start, p);
-	owner[IOWPROBE_CGROUPS] = row_get(IOWPROBE_CGROUPS, cgroup, 0, p);
-	c->task = p;
-	c->cgroup = cgroup;
-	memcpy(c->row, owner, sizeof(c->row));
 	put_cpu_ptr(caches);
 }
 
@@ -359,37 +381,39 @@ static void blk_watch(struct iowprobe_owner *o, u64 now)
 	iowprobe_gclock_set(&o->f.blk, now, atomic_read(&o->f.inflight) > 0);
 }
 
-/* iowprobe_owners_sleep() - @p, with rows @w->owner, sleeps from @now on */
+/*
+ * iowprobe_owners_sleep() - @p, with rows @w->owner, sleeps from @now on;
+ * its process's in-flight clock is the one it watches
+ */
 void iowprobe_owners_sleep(struct iowprobe_wait *w, struct task_struct *p,
 			   u64 now)
 {
-	struct iowprobe_owner *o;
+	struct iowprobe_owner *o = w->owner[IOWPROBE_PROCS];
 	unsigned long flags;
-	int k;
 
 	w->t_sleep = now;
-	for (k = 0; k < IOWPROBE_OWNER_KINDS; k++) {
-		o = w->owner[k];
-		if (!o)
-			continue;
+	w->blk_snap = 0;
+	if (o) {
 		raw_spin_lock_irqsave(&o->lock, flags);
-		if (k == IOWPROBE_PROCS)
-			name(o, p);
+		name(o, p);
 		blk_watch(o, now);
-		w->blk_snap[k] = iowprobe_gclock_read(&o->f.blk, now);
+		w->blk_snap = iowprobe_gclock_read(&o->f.blk, now);
 		raw_spin_unlock_irqrestore(&o->lock, flags);
 	}
+	o = w->owner[IOWPROBE_CGROUPS];
+	if (o)
+		atomic_inc(&o->f.asleep);
 }
 
-/* book_dev() - @ns of wait with a request in flight, on @o's latest disk */
-static void book_dev(struct iowprobe_owner *o, u64 ns)
+/* book_dev() - @ns of wait with a request in flight, on disk @dev */
+static void book_dev(struct iowprobe_owner *o, dev_t dev, u64 ns)
 {
 	int i, least = 0;
 
-	if (!ns || !o->f.dev_last)
+	if (!ns || !dev)
 		return;
 	for (i = 0; i < OWNER_DEVS; i++) {
-		if (o->f.dev[i] == o->f.dev_last || !o->f.dev[i])
+		if (o->f.dev[i] == dev || !o->f.dev[i])
 			break;
 		if (o->f.dev_ns[i] < o->f.dev_ns[least])
 			least = i;
@@ -398,7 +422,7 @@ static void book_dev(struct iowprobe_owner *o, u64 ns)
 		i = least;
 		o->f.dev_ns[i] = 0;
 	}
-	o->f.dev[i] = o->f.dev_last;
+	o->f.dev[i] = dev;
 	o->f.dev_ns[i] += ns;
 }
 
@@ -408,59 +432,60 @@ static void book_dev(struct iowprobe_owner *o, u64 ns)
  */
 void iowprobe_owners_wake(const struct iowprobe_wait *w, u64 now, u64 share)
 {
-	struct iowprobe_owner *o;
+	struct iowprobe_owner *o = w->owner[IOWPROBE_PROCS];
 	unsigned long flags;
-	u64 blk;
+	dev_t dev = 0;
+	u64 blk = 0;
 	int k;
 
+	if (o) {
+		raw_spin_lock_irqsave(&o->lock, flags);
+		blk = iowprobe_since(iowprobe_gclock_read(&o->f.blk, now),
+				     w->blk_snap);
+		dev = READ_ONCE(o->f.dev_last);
+		raw_spin_unlock_irqrestore(&o->lock, flags);
+	}
 	for (k = 0; k < IOWPROBE_OWNER_KINDS; k++) {
 		o = w->owner[k];
 		if (!o)
 			continue;
 		raw_spin_lock_irqsave(&o->lock, flags);
-		blk = iowprobe_since(iowprobe_gclock_read(&o->f.blk, now),
-				     w->blk_snap[k]);
 		atomic_dec(&o->f.asleep);
 		o->f.sleeps++;
 		o->f.wait_ns += iowprobe_since(now, w->t_sleep);
 		o->f.wait_blk_ns += blk;
 		o->f.wa_ns += share;
-		book_dev(o, blk);
+		book_dev(o, dev, blk);
 		raw_spin_unlock_irqrestore(&o->lock, flags);
 	}
 }
 
 /*
- * iowprobe_owners_rq() - @delta requests of the rows @owner, on disk
- * @devt, start or end at @now; under a CPU's lock, so interrupts are off
+ * iowprobe_owner_rq() - @delta requests of process row @o, on disk @devt,
+ * start or end at @now; under a CPU's lock, so interrupts are off
  *
  * Only a turn of the count (0 <-> 1) while a sleeper watches takes the
  * row's lock: a process that never sleeps in iowait (polled or
- * interrupt-free I/O) pays two atomic operations a request.
+ * interrupt-free I/O) pays one atomic operation a request.
  */
-void iowprobe_owners_rq(struct iowprobe_owner *const *owner, dev_t devt,
-			int delta, u64 now)
+void iowprobe_owner_rq(struct iowprobe_owner *o, dev_t devt, int delta,
+		       u64 now)
 {
-	struct iowprobe_owner *o;
-	int k, n;
+	int n;
 
 	lockdep_assert_irqs_disabled();
-	for (k = 0; k < IOWPROBE_OWNER_KINDS; k++) {
-		o = owner[k];
-		if (!o)
-			continue;
-		if (delta > 0 && devt)
-			WRITE_ONCE(o->f.dev_last, devt);
-		n = atomic_add_return(delta, &o->f.inflight);
-		if (delta > 0 ? n != 1 : n != 0)
-			continue;
-		if (!atomic_read(&o->f.asleep))	/* see blk_watch() */
-			continue;
-		raw_spin_lock(&o->lock);
-		iowprobe_gclock_set(&o->f.blk, now,
-				    atomic_read(&o->f.inflight) > 0);
-		raw_spin_unlock(&o->lock);
-	}
+	if (!o)
+		return;
+	if (delta > 0 && devt)
+		WRITE_ONCE(o->f.dev_last, devt);
+	n = atomic_add_return(delta, &o->f.inflight);
+	if (delta > 0 ? n != 1 : n != 0)
+		return;
+	if (!atomic_read(&o->f.asleep))	/* see blk_watch() */
+		return;
+	raw_spin_lock(&o->lock);
+	iowprobe_gclock_set(&o->f.blk, now, atomic_read(&o->f.inflight) > 0);
+	raw_spin_unlock(&o->lock);
 }
 
 /* iowprobe_owners_exited() - @p is freed; if it led its group, that ended */
@@ -597,6 +622,7 @@ struct show_ctx {
 
 static void add_asleep(const struct iowprobe_wait *w, u64 share, void *arg)
 {
+	struct iowprobe_owner *proc = w->owner[IOWPROBE_PROCS];
 	struct show_ctx *ctx = arg;
 	struct iowprobe_owner *o = w->owner[ctx->k];
 	struct asleep_part *p;
@@ -607,11 +633,13 @@ static void add_asleep(const struct iowprobe_wait *w, u64 share, void *arg)
 	p = &ctx->part[o - sets[ctx->k].rows];
 	p->wait_ns += iowprobe_since(ctx->now, w->t_sleep);
 	p->wa_ns += share;
-	raw_spin_lock_irqsave(&o->lock, flags);
-	p->wait_blk_ns += iowprobe_since(iowprobe_gclock_read(&o->f.blk,
+	if (!proc)
+		return;
+	raw_spin_lock_irqsave(&proc->lock, flags);
+	p->wait_blk_ns += iowprobe_since(iowprobe_gclock_read(&proc->f.blk,
 							      ctx->now),
-					 w->blk_snap[ctx->k]);
-	raw_spin_unlock_irqrestore(&o->lock, flags);
+					 w->blk_snap);
+	raw_spin_unlock_irqrestore(&proc->lock, flags);
 }
 
 static dev_t top_dev(const struct owner_figs *f)

@@ -28,6 +28,7 @@
 #include "cmd_cgroup.h"
 #include "debugfs.h"
 #include "iowprobe_abi.h"
+#include "owners.h"
 #include "util.h"
 
 #define CGROUP_ROOT	"/sys/fs/cgroup"
@@ -150,56 +151,29 @@ int cmd_cgroup_join(const struct cmd_cgroup *cg)
 	return write(cg->procs_fd, "0", 1) == 1 ? 0 : -errno;
 }
 
-/* col_of - the index of column @name in the header line, or -1 */
-static int col_of(struct span hdr, const char *name)
-{
-	struct span tok;
-	int i = 0;
-
-	while (span_next_token(&hdr, &tok)) {
-		if (span_eq(tok, name))
-			return i;
-		i++;
-	}
-	return -1;
-}
-
 /**
  * owner_row_sums() - wait_ns, wait_blk_ns and wa_ns of cgroup @id in the
- * text of the module's cgroups file.  Interim: the general parser of the
- * procs and cgroups files (owners.c, with --top) takes its place.
+ * text of the module's cgroups file (owners.c parses it)
  * Return: 1 found, 0 no row (the cgroup never waited), -EPROTO not the
  * file this iowstat knows.
  */
 int owner_row_sums(const char *buf, size_t len, uint64_t id,
 		   uint64_t sums[OWNER_SUMS])
 {
-	static const char *const name[OWNER_SUMS + 1] = {
-		"wait_ns", "wait_blk_ns", "wa_ns", "cgroup" };
-	struct span all = { buf, len }, line, tok;
-	int col[OWNER_SUMS + 1], i, k, found = 0;
-	uint64_t v;
+	struct owner_table t = { 0 };
+	const struct owner_row *r;
+	int found = 0;
 
-	if (!span_next_line(&all, &line) || !span_eq(line, IOWPROBE_ABI_LINE) ||
-	    !span_next_line(&all, &line))
+	if (owners_parse(IOWPROBE_CGROUPS, buf, len, &t, NULL))
 		return -EPROTO;
-	for (k = 0; k <= OWNER_SUMS; k++) {
-		col[k] = col_of(line, name[k]);
-		if (col[k] < 0)
-			return -EPROTO;
-	}
-	while (!found && span_next_line(&all, &line)) {
-		uint64_t row[OWNER_SUMS + 1] = { 0 };
-
-		for (i = 0; span_next_token(&line, &tok); i++)
-			for (k = 0; k <= OWNER_SUMS; k++)
-				if (i == col[k] && parse_u64_span(tok, &v) == 0)
-					row[k] = v;
-		if (row[OWNER_SUMS] != id)
-			continue;
-		memcpy(sums, row, OWNER_SUMS * sizeof(*sums));
+	r = owners_find(&t, id, false);
+	if (r) {
+		sums[OWNER_WAIT] = r->v[IOWPROBE_OCOL_wait_ns];
+		sums[OWNER_WAIT_BLK] = r->v[IOWPROBE_OCOL_wait_blk_ns];
+		sums[OWNER_WA] = r->v[IOWPROBE_OCOL_wa_ns];
 		found = 1;
 	}
+	owners_free(&t);
 	return found;
 }
 
@@ -234,8 +208,8 @@ void cmd_cgroup_iowait(const struct cmd_cgroup *cg, struct tree_parts *p)
 		return;
 	}
 	/*
-	 * A cgroup row stays until unload: once the pool is full, a new
-	 * cgroup gets none and its sleeps are only counted as misses
+	 * A full pool (a removed cgroup's row is freed only once read) gives
+	 * a new cgroup no row: its sleeps are only counted as misses
 	 */
 	if (pool_misses() != cg->misses) {
 		snprintf(p->no_iowait, sizeof(p->no_iowait), "the module's "

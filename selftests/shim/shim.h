@@ -67,6 +67,8 @@ ssize_t strscpy(char *dst, const char *src, size_t size);
 #define atomic_add_return(i, v)						\
 	__atomic_add_fetch(&(v)->counter, (i), __ATOMIC_SEQ_CST)
 #define atomic_inc_return(v)	atomic_add_return(1, v)
+#define atomic_inc(v)	((void)__atomic_add_fetch(&(v)->counter, 1,	\
+						 __ATOMIC_RELAXED))
 #define atomic_dec(v)	((void)__atomic_sub_fetch(&(v)->counter, 1,	\
 						 __ATOMIC_RELAXED))
 #define atomic64_read(v) __atomic_load_n(&(v)->counter, __ATOMIC_RELAXED)
