@@ -3,8 +3,8 @@
 # bpf.mk - the BPF backend's test helper, included by selftests/Makefile
 #
 # bpf_pair (built on the host, run in the test box by test_bpf.sh) links
-# the BPF backend's objects, so it is built only where user/ builds the
-# BPF backend (user/bpf.mk says what that needs).
+# the BPF backend's objects (bpf/, built by user/Makefile), so it is built
+# only where the BPF backend builds (bpf/bpf.mk says what that needs).
 
 BPF_USER := ../user
 BPF_POSSIBLE := $(shell command -v clang >/dev/null && \
@@ -18,10 +18,12 @@ endif
 .PHONY: bpf-progs bpf-user
 bpf-progs: $(OUTPUT)/bpf_pair
 
-BPF_OBJS := $(addprefix $(BPF_USER)/,backend_bpf.o bpf_pin.o)
+# as user/Makefile names them (../bpf), and as seen from here
+BPF_USER_OBJS := ../bpf/backend_bpf.o ../bpf/bpf_pin.o
+BPF_OBJS := $(addprefix $(BPF_USER)/,$(BPF_USER_OBJS))
 
 bpf-user:
-	$(MAKE) -C $(BPF_USER) BPF=1 iowstat $(notdir $(BPF_OBJS)) libiowstat.a
+	$(MAKE) -C $(BPF_USER) BPF=1 iowstat $(BPF_USER_OBJS) libiowstat.a
 
 $(OUTPUT)/bpf_pair: bpf_pair.c bpf-user
 	@mkdir -p $(@D)

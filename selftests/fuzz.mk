@@ -40,9 +40,8 @@ FUZZ_SANFLAGS	:= -fsanitize=address,undefined -fno-sanitize-recover=all \
 FUZZ_CFLAGS	:= -O1 -g -Wall -Wextra -D_GNU_SOURCE -I$(FUZZ_USER) \
 	-I$(abspath $(FUZZ_HERE)/../include) $(FUZZ_SANFLAGS)
 
-# everything of iowstat but main() and the BPF backend (needs a skeleton)
-FUZZ_USER_SRCS	:= $(filter-out %/iowstat.c %/backend_bpf.c %/bpf_pin.c %.bpf.c, \
-	$(wildcard $(FUZZ_USER)/*.c))
+# everything of iowstat but main() (the BPF backend is in bpf/, not here)
+FUZZ_USER_SRCS	:= $(filter-out %/iowstat.c,$(wildcard $(FUZZ_USER)/*.c))
 user_objs	= $(patsubst $(FUZZ_USER)/%.c,$(1)/%.o,$(FUZZ_USER_SRCS))
 
 # user_build(dir, cc, cflags) - iowstat's sources into dir/, libiowstat.a

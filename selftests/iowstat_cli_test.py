@@ -346,7 +346,7 @@ def err_dashdash_without_command():
 
 
 def built_with_bpf():
-    """iowstat links libbpf exactly when user/bpf.mk built --bpf."""
+    """iowstat links libbpf exactly when bpf/bpf.mk built --bpf."""
     ldd = subprocess.run(["ldd", IOWSTAT], capture_output=True, text=True)
     return "libbpf" in ldd.stdout
 

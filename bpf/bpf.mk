@@ -1,6 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0-only
 #
 # bpf.mk - the BPF backend of iowstat (--bpf), included by user/Makefile
+# (iowstat links it; this folder holds only the BPF side of it)
 #
 #   make            builds it when clang, bpftool, libbpf (pkg-config) and
 #                   the build machine's BTF are all there, else leaves it out
@@ -8,9 +9,14 @@
 #   make BPF=0      leaves it out
 #
 # The chain, as libbpf-tools do it: the build machine's BTF ->
-# .output/vmlinux.h -> .output/iowprobe.bpf.o (CO-RE, so it loads on other
-# kernels) -> .output/iowprobe.skel.h -> backend_bpf.o.  Nothing in
-# .output/ is committed.
+# bpf/.output/vmlinux.h -> bpf/.output/iowprobe.bpf.o (CO-RE, so it loads
+# on other kernels) -> bpf/.output/iowprobe.skel.h -> bpf/backend_bpf.o
+# and bpf/bpf_pin.o.  The objects are built here, beside their sources,
+# by user/Makefile's own rule and flags; they include iowstat's headers
+# (backend.h, util.h, ...) from user/.  Nothing in .output/ is committed.
+
+# this folder, as the includer names it (user/Makefile: ../bpf)
+BPF_DIR		:= $(patsubst %/,%,$(dir $(lastword $(MAKEFILE_LIST))))
 
 # included before the includer's first rule or after it: its default
 # goal stays what it was
@@ -20,7 +26,7 @@ BPF_CLANG	?= clang
 BPF_STRIP	?= llvm-strip
 BPFTOOL		?= bpftool
 VMLINUX_BTF	?= /sys/kernel/btf/vmlinux
-BPF_OUT		:= .output
+BPF_OUT		:= $(BPF_DIR)/.output
 BPF_ARCH	:= $(shell uname -m | sed -e 's/x86_64/x86/' -e 's/aarch64/arm64/' \
 			-e 's/ppc64le/powerpc/' -e 's/s390x/s390/' -e 's/riscv64/riscv/')
 
@@ -46,13 +52,15 @@ endif
 ifeq ($(BPF_ENABLED),1)
 
 BPF_CFLAGS := -g -O2 -target bpf -mcpu=v3 -D__TARGET_ARCH_$(BPF_ARCH) \
-	-I$(BPF_OUT) -I../include -I. -Wall -Wno-unused-function
+	-I$(BPF_OUT) -I$(BPF_DIR)/../include -Wall -Wno-unused-function
 LIBBPF_CFLAGS := $(shell pkg-config --cflags libbpf)
 LIBBPF_LIBS := $(shell pkg-config --libs libbpf)
-BPF_HEADERS := iowprobe_bpf.h $(wildcard ../include/*.h)
+BPF_HEADERS := $(BPF_DIR)/iowprobe_bpf.h $(wildcard $(BPF_DIR)/../include/*.h)
+BPF_USER_OBJS := $(BPF_DIR)/backend_bpf.o $(BPF_DIR)/bpf_pin.o
 
-IOWSTAT_OBJS += backend_bpf.o bpf_pin.o
-CPPFLAGS += -DIOWSTAT_BPF -I$(BPF_OUT) $(LIBBPF_CFLAGS)
+IOWSTAT_OBJS += $(BPF_USER_OBJS)
+# -I.: the includer's folder (user/), whose headers the backend implements
+CPPFLAGS += -DIOWSTAT_BPF -I$(BPF_OUT) -I. $(LIBBPF_CFLAGS)
 LDLIBS += $(LIBBPF_LIBS)
 
 .SECONDARY: $(BPF_OUT)/vmlinux.h $(BPF_OUT)/iowprobe.bpf.o
@@ -64,7 +72,7 @@ $(BPF_OUT)/vmlinux.h: | $(BPF_OUT)
 	$(call msg,GEN,$@)
 	$(Q)$(BPFTOOL) btf dump file $(VMLINUX_BTF) format c > $@
 
-$(BPF_OUT)/iowprobe.bpf.o: iowprobe.bpf.c $(BPF_HEADERS) $(BPF_OUT)/vmlinux.h
+$(BPF_OUT)/iowprobe.bpf.o: $(BPF_DIR)/iowprobe.bpf.c $(BPF_HEADERS) $(BPF_OUT)/vmlinux.h
 	$(call msg,BPF,$@)
 	$(Q)$(BPF_CLANG) $(BPF_CFLAGS) -c $< -o $@
 	$(Q)$(BPF_STRIP) -g $@ 2>/dev/null || true
@@ -73,7 +81,7 @@ $(BPF_OUT)/iowprobe.skel.h: $(BPF_OUT)/iowprobe.bpf.o
 	$(call msg,GEN-SKEL,$@)
 	$(Q)$(BPFTOOL) gen skeleton $< name iowprobe_bpf > $@
 
-backend_bpf.o bpf_pin.o: $(BPF_OUT)/iowprobe.skel.h
+$(BPF_USER_OBJS): $(BPF_OUT)/iowprobe.skel.h
 
 endif
 
@@ -81,6 +89,6 @@ clean: clean-bpf
 
 .PHONY: clean-bpf
 clean-bpf:
-	$(Q)rm -rf $(BPF_OUT)
+	$(Q)rm -rf $(BPF_OUT) $(BPF_DIR)/*.o $(BPF_DIR)/*.d
 
 .DEFAULT_GOAL := $(BPF_SAVED_GOAL)
