@@ -2,7 +2,7 @@
 /*
  * testing.c - testing builds only (make modules-testing): deliberate bugs,
  * each behind a parameter, that the debug kernel's checkers must report
- * (selftests/test_zz_debug_net.sh).  Kbuild leaves this file out of a
+ * (selftests/guest/test_zz_debug_net.sh).  Kbuild leaves this file out of a
  * default build.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt

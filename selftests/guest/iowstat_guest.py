@@ -13,12 +13,13 @@ import sys
 import threading
 import time
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+# selftests/lib/ holds iowprobe.py, the one helper of every test
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(
+    os.path.abspath(__file__))), "lib"))
 import iowprobe as iow  # noqa: E402
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-IOWSTAT = os.path.join(os.path.dirname(HERE), "user", "iowstat")
-LOADGEN = os.path.join(HERE, "out", "loadgen")
+IOWSTAT = iow.IOWSTAT
+LOADGEN = os.path.join(iow.OUT, "loadgen")
 # the samplers' interval: longer on a debug kernel, whose load is burstier
 # at the second's scale (the two samplers' windows are offset by up to a
 # second, and the rates compared are over five intervals)

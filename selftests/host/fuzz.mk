@@ -12,8 +12,8 @@
 #   make fuzz-corpus rewrite fuzz/corpus/ from fixtures/iowstat
 #
 # The targets (fuzz/fuzz_*.c) link iowstat's own sources, compiled with
-# -fsanitize=fuzzer-no-link,address,undefined into out/fuzz/user/, never
-# user/'s objects.  A finding is kept as a fixture in
+# -fsanitize=fuzzer-no-link,address,undefined into selftests/out/fuzz/user/,
+# never user/'s objects.  A finding is kept as a fixture in
 # fixtures/iowstat/fuzz/NAME/ (NAME: the target without "fuzz_"), and
 # host-tests replays those and the seeds through $(FUZZ_REGRESS): each
 # target built with $(CC) and fuzz/regress.c instead of libFuzzer.
@@ -25,11 +25,13 @@
 # python tests run through small wrappers ($(IOWSTAT_PY_RUNNERS)) that
 # pass the iowstat to test, as run-host-tests gives a test no arguments.
 
+# this folder (selftests/host) and selftests/, whose out/ takes the builds
 FUZZ_HERE	:= $(abspath $(dir $(lastword $(MAKEFILE_LIST))))
+FUZZ_SELFTESTS	:= $(abspath $(FUZZ_HERE)/..)
 FUZZ_SRC	:= $(FUZZ_HERE)/fuzz
-FUZZ_USER	:= $(abspath $(FUZZ_HERE)/../user)
+FUZZ_USER	:= $(abspath $(FUZZ_SELFTESTS)/../user)
 FUZZ_FIXTURES	:= $(FUZZ_HERE)/fixtures/iowstat/fuzz
-FUZZ_OUT	:= $(FUZZ_HERE)/out/fuzz
+FUZZ_OUT	:= $(FUZZ_SELFTESTS)/out/fuzz
 FUZZ_CC		?= clang
 FUZZ_SECONDS	?= 60
 FUZZ_JOBS	?= 2
@@ -38,7 +40,7 @@ FUZZ_TARGETS	:= fuzz_procfs fuzz_cpus fuzz_replay fuzz_numbers fuzz_owners
 FUZZ_SANFLAGS	:= -fsanitize=address,undefined -fno-sanitize-recover=all \
 	-fno-omit-frame-pointer
 FUZZ_CFLAGS	:= -O1 -g -Wall -Wextra -D_GNU_SOURCE -I$(FUZZ_USER) \
-	-I$(abspath $(FUZZ_HERE)/../include) $(FUZZ_SANFLAGS)
+	-I$(abspath $(FUZZ_SELFTESTS)/../include) $(FUZZ_SANFLAGS)
 
 # everything of iowstat but main() (the BPF backend is in bpf/, not here)
 FUZZ_USER_SRCS	:= $(filter-out %/iowstat.c,$(wildcard $(FUZZ_USER)/*.c))
@@ -47,7 +49,7 @@ user_objs	= $(patsubst $(FUZZ_USER)/%.c,$(1)/%.o,$(FUZZ_USER_SRCS))
 # user_build(dir, cc, cflags) - iowstat's sources into dir/, libiowstat.a
 # (the makefiles are prerequisites: new flags rebuild everything)
 define user_build
-$(1)/%.o: $(FUZZ_USER)/%.c $(FUZZ_HERE)/fuzz.mk $(FUZZ_HERE)/Makefile
+$(1)/%.o: $(FUZZ_USER)/%.c $(FUZZ_HERE)/fuzz.mk $(FUZZ_SELFTESTS)/Makefile
 	@mkdir -p $$(@D)
 	$(2) $(3) -MMD -MP -c -o $$@ $$<
 

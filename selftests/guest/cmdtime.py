@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: GPL-2.0-only
 """iowstat -- CMD: the parts of the thread-seconds of CMD's whole tree
-against ground truth (guest test, selftests/test_cmdtime.sh).
+against ground truth (guest test, selftests/guest/test_cmdtime.sh).
 
 Runs as root in the test box, as KTAP.  The iowait part is checked against
 what a reader measures of itself (timed_reads: wall - own CPU - run delay
@@ -13,12 +13,13 @@ import subprocess
 import sys
 import tempfile
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+# selftests/lib/ holds iowprobe.py, the one helper of every test
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(
+    os.path.abspath(__file__))), "lib"))
 import iowprobe as iow  # noqa: E402
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-IOWSTAT = os.path.join(os.path.dirname(HERE), "user", "iowstat")
-TIMED_READS = os.path.join(HERE, "out", "timed_reads")
+IOWSTAT = iow.IOWSTAT
+TIMED_READS = os.path.join(iow.OUT, "timed_reads")
 CGROOT = "/sys/fs/cgroup"
 DELAYACCT = "/proc/sys/kernel/task_delayacct"
 SERVICE_NS = 2_000_000          # null_blk's time per request

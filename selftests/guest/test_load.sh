@@ -4,8 +4,8 @@
 # test_load.sh - iowprobe loads, counts events, survives reloads under I/O
 # and unloads without a trace
 #
-# usage: selftests/test_load.sh
-#   in the test box: scripts/testbox -n -d 64M -- selftests/test_load.sh
+# usage: selftests/guest/test_load.sh
+#   in the test box: scripts/testbox -n -d 64M -- selftests/guest/test_load.sh
 #
 # Loads $IOWPROBE_KO itself (default build/$(uname -r)/iowprobe.ko).  The
 # workload overwrites /dev/vda only in the test box (IOWPROBE_TESTBOX=1),
@@ -16,8 +16,8 @@
 
 # The check functions run through ktap_test_result, which shellcheck does
 # not see as a call (SC2317).
-# shellcheck disable=SC2317 source-path=SCRIPTDIR source=lib.sh
-. "$(dirname "$0")/lib.sh"
+# shellcheck disable=SC2317 source-path=SCRIPTDIR/../lib source=lib.sh
+. "$(dirname "$0")/../lib/lib.sh"
 
 STATUS=$IOWPROBE_DEBUGFS/status
 ABI_LINE="# iowprobe abi 1"

@@ -1,9 +1,10 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-only
 #
-# lib.sh - helpers for iowprobe's guest tests (sourced, never run)
+# lib.sh - helpers for iowprobe's shell tests (sourced, never run): the
+# guest tests in selftests/guest/ and the host ones in selftests/host/
 #
-# usage: . "$(dirname "$0")/lib.sh"
+# usage: . "$(dirname "$0")/../lib/lib.sh"
 #
 # KTAP output (ktap_header, ktap_plan, ktap_ok, ktap_fail, ktap_skip,
 # ktap_test_result, ktap_finished), a dmesg canary (dmesg_mark,
@@ -27,10 +28,12 @@ MOD_LOADED=0
 NULLB_LOADED=0
 
 IOWPROBE_KVER=${IOWPROBE_KVER:-$(uname -r)}
-LIB_REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+# selftests/lib/, and the tree it is in
+LIB_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+LIB_REPO=$(cd "$LIB_DIR/../.." && pwd)
 IOWPROBE_KO=${IOWPROBE_KO:-$LIB_REPO/build/$IOWPROBE_KVER/iowprobe.ko}
 # Kernel log text that fails dmesg_check, one fixed string a line
-DMESG_BAD=$LIB_REPO/selftests/dmesg_bad.txt
+DMESG_BAD=$LIB_DIR/dmesg_bad.txt
 # shellcheck disable=SC2034 # for the tests that source this file
 IOWPROBE_DEBUGFS=/sys/kernel/debug/iowprobe
 

@@ -4,7 +4,7 @@
 # bench_test.sh - scripts/bench --quick on the test kernels, then
 # scripts/bench-check on the table it wrote
 #
-# usage: selftests/bench_test.sh [KERNEL...]
+# usage: selftests/host/bench_test.sh [KERNEL...]
 #   KERNEL   test kernels (default: 6.1 and 6.12)
 #
 # Runs on the host (it boots the test box once per kernel, two at once),
@@ -17,8 +17,8 @@
 #
 # Exit: 0 pass, 1 fail, 4 skip (no QEMU, a kernel not cached, not built).
 
-# shellcheck disable=SC2317 source-path=SCRIPTDIR source=lib.sh
-. "$(dirname "$0")/lib.sh"
+# shellcheck disable=SC2317 source-path=SCRIPTDIR/../lib source=lib.sh
+. "$(dirname "$0")/../lib/lib.sh"
 
 REPO=$LIB_REPO
 LIMIT=900

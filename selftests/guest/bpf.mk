@@ -1,6 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0-only
 #
-# bpf.mk - the BPF backend's test helper, included by selftests/Makefile
+# bpf.mk - the BPF backend's guest test helper, included by
+# selftests/Makefile
 #
 # bpf_pair (built on the host, run in the test box by test_bpf.sh) links
 # the BPF backend's objects (bpf/, built by user/Makefile), so it is built
@@ -25,7 +26,7 @@ BPF_OBJS := $(addprefix $(BPF_USER)/,$(BPF_USER_OBJS))
 bpf-user:
 	$(MAKE) -C $(BPF_USER) BPF=1 iowstat $(BPF_USER_OBJS) libiowstat.a
 
-$(OUTPUT)/bpf_pair: bpf_pair.c bpf-user
+$(OUTPUT)/bpf_pair: guest/bpf_pair.c bpf-user
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) -DIOWSTAT_BPF -o $@ $< $(BPF_OBJS) \
 		$(BPF_USER)/libiowstat.a $(LDFLAGS) $(shell pkg-config --libs libbpf)

@@ -11,7 +11,7 @@ the attach forces before it returns, so at any later instant now_ns, a
 CPU's busy + idle lies between now_ns - (end of attach) and now_ns -
 (start of attach).
 
-usage: selftests/bpf_pin_test.py [IOWSTAT]
+usage: selftests/host/bpf_pin_test.py [IOWSTAT]
 Exit: 0 pass, 1 fail, 4 skip (not root, no BPF here: the reason printed).
 """
 
@@ -22,12 +22,12 @@ import sys
 import tempfile
 import time
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, HERE)
+# selftests/lib/ holds iowprobe.py, the one helper of every test
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(
+    os.path.abspath(__file__))), "lib"))
 import iowprobe as iow  # noqa: E402
 
-IOWSTAT = sys.argv[1] if len(sys.argv) > 1 else \
-    os.path.join(HERE, "..", "user", "iowstat")
+IOWSTAT = sys.argv[1] if len(sys.argv) > 1 else iow.IOWSTAT
 LINKS = 9            # one per attached program (backend_bpf.c attach_all)
 SLACK_NS = 1_000_000  # the reads' own instants are taken inside iowstat
 

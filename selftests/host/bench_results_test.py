@@ -13,11 +13,13 @@ import subprocess
 import sys
 import tempfile
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-SCRIPT = os.path.join(HERE, "..", "scripts", "bench_results.py")
-sys.path.insert(0, HERE)
-sys.path.insert(0, os.path.dirname(SCRIPT))
+# selftests/lib/ holds iowprobe.py, the one helper of every test
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(
+    os.path.abspath(__file__))), "lib"))
 import iowprobe as iow  # noqa: E402
+
+SCRIPT = os.path.join(iow.REPO, "scripts", "bench_results.py")
+sys.path.insert(0, os.path.dirname(SCRIPT))
 import bench_results as br  # noqa: E402
 
 TESTS = []

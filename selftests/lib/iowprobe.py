@@ -2,8 +2,11 @@
 """Helpers for the tests and scripts/: TAP and KTAP output, iowstat
 recordings, the module, the debugfs files, workloads.
 
-The tests import it as `import iowprobe as iow` with their own folder on
-sys.path; scripts/ put selftests/ (next to them) there first."""
+It lives in selftests/lib/, the one folder of helpers that the host tests
+(selftests/host/), the guest tests (selftests/guest/) and scripts/ share.
+Each of them imports it as `import iowprobe as iow` after putting
+selftests/lib/ first on sys.path, and finds the rest of the tree through
+the paths below, never through its own location."""
 
 import atexit
 import collections
@@ -15,6 +18,14 @@ import shutil
 import subprocess
 import sys
 import time
+
+# the tree, from this file's place in it: selftests/lib/iowprobe.py
+LIB = os.path.dirname(os.path.abspath(__file__))
+SELFTESTS = os.path.dirname(LIB)
+REPO = os.path.dirname(SELFTESTS)
+# what make -C selftests builds: the guest programs, the test binaries
+OUT = os.path.join(SELFTESTS, "out")
+IOWSTAT = os.path.join(REPO, "user", "iowstat")
 
 DEBUGFS = "/sys/kernel/debug/iowprobe"
 ABI_LINE = "# iowprobe abi 1"
@@ -480,8 +491,7 @@ def dmesg_clean(k, mark):
 def dmesg_bad(lines):
     """The kernel log lines that fail a test: those holding a string of
     dmesg_bad.txt (lockdep, KASAN, WARN, BUG, stalls, ...)."""
-    path = os.path.join(os.path.dirname(os.path.abspath(__file__)),
-                        "dmesg_bad.txt")
+    path = os.path.join(LIB, "dmesg_bad.txt")
     with open(path) as f:
         words = [w.rstrip("\n") for w in f
                  if w.strip() and not w.startswith("#")]

@@ -3,7 +3,7 @@
 #
 # bpf_host_test.sh - iowstat --bpf on this machine: no module, no VM
 #
-# usage: selftests/bpf_host_test.sh [IOWSTAT]
+# usage: selftests/host/bpf_host_test.sh [IOWSTAT]
 #   IOWSTAT   the iowstat to test (default: user/iowstat)
 #
 # Runs `iowstat --bpf -o json -- dd if=FILE of=/dev/null bs=4k iflag=direct`
@@ -14,12 +14,12 @@
 # iowstat built without BPF, BPF not permitted here: the reason is printed).
 
 SELF_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-IOWSTAT=${1:-$SELF_DIR/../user/iowstat}
+# shellcheck source-path=SCRIPTDIR/../lib source=lib.sh
+. "$SELF_DIR/../lib/lib.sh"
+IOWSTAT=${1:-$LIB_REPO/user/iowstat}
 PLAN=3
 FILE_MB=16
 WORK=
-# shellcheck source-path=SCRIPTDIR source=lib.sh
-. "$SELF_DIR/lib.sh"
 
 # skip_all(reason) - every case skipped, with the reason; exit 4
 skip_all() {
@@ -43,7 +43,7 @@ cleanup() {
 real_disk_dir() {
 	local d
 
-	for d in /var/tmp /work "$SELF_DIR/out"; do
+	for d in /var/tmp /work "$LIB_REPO/selftests/out"; do
 		if [ ! -d "$d" ] || [ ! -w "$d" ]; then
 			continue
 		fi

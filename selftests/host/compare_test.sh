@@ -4,7 +4,7 @@
 # compare_test.sh - scripts/compare --quick on the test kernels, then
 # scripts/compare-check on the report it wrote
 #
-# usage: selftests/compare_test.sh [KERNEL...]
+# usage: selftests/host/compare_test.sh [KERNEL...]
 #   KERNEL   test kernels to compare (default: 6.1 and 7.3, as make compare)
 #
 # Runs on the host (it boots the test box once per kernel), after the
@@ -15,8 +15,8 @@
 #
 # Exit: 0 pass, 1 fail, 4 skip (no QEMU, a kernel not cached, not built).
 
-# shellcheck disable=SC2317 source-path=SCRIPTDIR source=lib.sh
-. "$(dirname "$0")/lib.sh"
+# shellcheck disable=SC2317 source-path=SCRIPTDIR/../lib source=lib.sh
+. "$(dirname "$0")/../lib/lib.sh"
 
 REPO=$LIB_REPO
 LIMIT=900

@@ -15,11 +15,12 @@ import subprocess
 import sys
 import time
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+# selftests/lib/ holds iowprobe.py, the one helper of every test
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(
+    os.path.abspath(__file__))), "lib"))
 import iowprobe as iow  # noqa: E402
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-IOU_WAIT = os.path.join(HERE, "out", "iou_wait")
+IOU_WAIT = os.path.join(iow.OUT, "iou_wait")
 # samples the nr_iowait mirror is compared over, quiet and contended
 MIRROR_SAMPLES = 20
 CONTENDED_SAMPLES = 10
@@ -281,7 +282,7 @@ def start_readers(dev, hog=False):
     starts slowly, most of all on a debug kernel)."""
     script = ("import sys; sys.path.insert(0, %r); import iowprobe as i\n"
               "i.direct_reads(%r, 0)\nprint('reading', flush=True)\n"
-              "while True: i.direct_reads(%r, 1)" % (HERE, dev, dev))
+              "while True: i.direct_reads(%r, 1)" % (iow.LIB, dev, dev))
     procs, readers = [], []
     for c in (0, 1):
         if hog:

@@ -17,15 +17,15 @@ import sys
 import tempfile
 import time
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+# selftests/lib/ holds iowprobe.py, the one helper of every test
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(
+    os.path.abspath(__file__))), "lib"))
 import iowprobe as iow  # noqa: E402
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-REPO = os.path.dirname(HERE)
-PAIR = os.path.join(HERE, "out", "bpf_pair")
-IOU_WAIT = os.path.join(HERE, "out", "iou_wait")
-IOWSTAT = os.path.join(REPO, "user", "iowstat")
-LOADGEN = os.path.join(HERE, "out", "loadgen")
+PAIR = os.path.join(iow.OUT, "bpf_pair")
+IOU_WAIT = os.path.join(iow.OUT, "iou_wait")
+IOWSTAT = iow.IOWSTAT
+LOADGEN = os.path.join(iow.OUT, "loadgen")
 SEED_SLEEPERS = 3
 TIMES = ("busy_ns", "idle_ns", "iowait_ns", "blk_local_ns", "blk_any_ns")
 EVENTS = ("sleeps", "wakeups", "rq_issued", "rq_completed")
@@ -133,7 +133,7 @@ def bpf_at(s, cpu, col):
 def workload(dev, seconds):
     """Pinned O_DIRECT reads on CPU 1, ping-pong bursts on each CPU."""
     reader = subprocess.Popen([sys.executable, "-c",
-                               READER % (HERE, dev, seconds)],
+                               READER % (iow.LIB, dev, seconds)],
                               stdout=subprocess.PIPE, text=True)
     pongs = [subprocess.Popen([sys.executable, "-c", PINGPONG, c,
                                str(seconds)],
@@ -193,7 +193,7 @@ def contended(k, pair):
                             "while :; do :; done"])
     a = pair.snap()
     reader = subprocess.Popen([sys.executable, "-c",
-                               READER % (HERE, dev, 3.0)],
+                               READER % (iow.LIB, dev, 3.0)],
                               stdout=subprocess.PIPE, text=True)
     gaps = []
     while reader.poll() is None:

@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0-only
 """iowstat --bpf against ground truth on this machine's kernel and disk.
 
-usage: selftests/bpf_host_accuracy.py [IOWSTAT]
+usage: selftests/host/bpf_host_accuracy.py [IOWSTAT]
   IOWSTAT   the iowstat to test (default: user/iowstat)
 
 Runs `iowstat --bpf -o json -- bpf_host_accuracy.py --reader ...`: a reader
@@ -50,8 +50,9 @@ import sys
 import tempfile
 import time
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, HERE)
+# selftests/lib/ holds iowprobe.py, the one helper of every test
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(
+    os.path.abspath(__file__))), "lib"))
 import iowprobe as iow  # noqa: E402
 
 PLAN = 4  # the checks; each one skipped when there is no run
@@ -110,7 +111,7 @@ def steal_ns(cpu):
 
 def real_disk_dir():
     """A writable folder whose file system sits on a block device"""
-    for d in ("/var/tmp", os.path.dirname(HERE)):
+    for d in ("/var/tmp", iow.REPO):
         if not os.access(d, os.W_OK):
             continue
         dev = os.stat(d).st_dev
@@ -215,7 +216,7 @@ def main():
         reader(path, int(cpu), float(seconds), out)
         return
     iowstat = sys.argv[1] if len(sys.argv) > 1 else \
-        os.path.join(HERE, "..", "user", "iowstat")
+        iow.IOWSTAT
     k = iow.Ktap()
     try:
         check_env(iowstat)

@@ -22,7 +22,7 @@ up to float rounding.  The iowait share (what the recording rules compute)
 must equal the files' delta iowait over delta busy + idle, the time between
 the two reads by the counters' own clock.
 
-usage: selftests/prom_pipeline_test.py [IOWSTAT]
+usage: selftests/host/prom_pipeline_test.py [IOWSTAT]
 Exit: 0 pass, 1 fail, 4 skip (not root, no BPF, no prometheus or
 prometheus-node-exporter: the reason printed).
 """
@@ -43,13 +43,14 @@ import urllib.error
 import urllib.parse
 import urllib.request
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, HERE)
+# selftests/lib/ holds iowprobe.py, the one helper of every test
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(
+    os.path.abspath(__file__))), "lib"))
 import iowprobe as iow  # noqa: E402
 
-REPO = os.path.dirname(HERE)
+REPO = iow.REPO
 IOWSTAT = os.path.abspath(sys.argv[1] if len(sys.argv) > 1 else
-                          os.path.join(REPO, "user", "iowstat"))
+                          iow.IOWSTAT)
 UNIT = os.path.join(REPO, "contrib", "iowstat-textfile.service")
 RULES = os.path.join(REPO, "contrib", "prometheus", "iowprobe-rules.yml")
 PROMETHEUS = "/usr/bin/prometheus"

@@ -2,7 +2,7 @@
 #
 # iowstat.mk - iowstat's host tests (no root, no VM, no module).
 # Included by selftests/Makefile; usable alone too:
-#   make -f selftests/iowstat.mk iowstat-tests
+#   make -f selftests/host/iowstat.mk iowstat-tests
 #
 # iowstat-tests   build user/iowstat and the tests, run them, print KTAP,
 #                 fail if any test failed
@@ -12,7 +12,9 @@
 # extracts into selftests/.ksft (git-ignored); binaries go there as well
 # unless IOWSTAT_OUT says otherwise.
 
-IOWSTAT_SELFTESTS := $(abspath $(dir $(lastword $(MAKEFILE_LIST))))
+# this folder (selftests/host), where the tests are
+IOWSTAT_HOST	:= $(abspath $(dir $(lastword $(MAKEFILE_LIST))))
+IOWSTAT_SELFTESTS := $(abspath $(IOWSTAT_HOST)/..)
 IOWSTAT_USER	?= $(IOWSTAT_SELFTESTS)/../user
 IOWSTAT_KSFT	?= $(IOWSTAT_SELFTESTS)/.ksft
 IOWSTAT_OUT	?= $(IOWSTAT_KSFT)/iowstat
@@ -37,7 +39,7 @@ iowstat-user:
 $(IOWSTAT_KSFT)/kselftest_harness.h:
 	$(IOWSTAT_SELFTESTS)/../scripts/get-kselftest $(IOWSTAT_KSFT)
 
-$(IOWSTAT_OUT)/%: $(IOWSTAT_SELFTESTS)/%.c $(IOWSTAT_USER_DEP) \
+$(IOWSTAT_OUT)/%: $(IOWSTAT_HOST)/%.c $(IOWSTAT_USER_DEP) \
 		$(IOWSTAT_KSFT)/kselftest_harness.h
 	@mkdir -p $(IOWSTAT_OUT)
 	$(IOWSTAT_CC) $(IOWSTAT_CFLAGS) -I$(IOWSTAT_KSFT) -I$(IOWSTAT_USER) \
@@ -52,7 +54,7 @@ iowstat-tests: iowstat-build
 		$$t || fail=1; \
 	done; \
 	for t in $(IOWSTAT_PY_TESTS); do \
-		python3 $(IOWSTAT_SELFTESTS)/$$t $(IOWSTAT_BIN) || \
+		python3 $(IOWSTAT_HOST)/$$t $(IOWSTAT_BIN) || \
 			fail=1; \
 	done; \
 	test $$fail = 0

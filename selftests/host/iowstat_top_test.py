@@ -19,13 +19,15 @@ import subprocess
 import sys
 import tempfile
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+# selftests/lib/ holds iowprobe.py, the one helper of every test
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(
+    os.path.abspath(__file__))), "lib"))
 import iowprobe as iow  # noqa: E402
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 FIX = os.path.join(HERE, "fixtures", "iowstat")
 IOWSTAT = os.path.abspath(sys.argv[1] if len(sys.argv) > 1 else
-                          os.path.join(HERE, "..", "user", "iowstat"))
+                          iow.IOWSTAT)
 REC = os.path.join(FIX, "top.rec")
 TESTS = []
 TMP = tempfile.mkdtemp(prefix="iowstat-top-test.")

@@ -5,7 +5,7 @@
 # the testing module's deliberate lock inversion makes lockdep report, its
 # deliberate use-after-free makes KASAN report (kmod/testing.c)
 #
-# usage: selftests/test_zz_debug_net.sh
+# usage: selftests/guest/test_zz_debug_net.sh
 #   in the test box: scripts/guest-tests -k 6.12-debug (scripts/debug-kernel)
 #
 # Each case runs only on a kernel whose /proc/config.gz has its checker
@@ -32,8 +32,8 @@
 
 # The check functions run through ktap_test_result, which shellcheck does
 # not see as a call (SC2317).
-# shellcheck disable=SC2317 source-path=SCRIPTDIR source=lib.sh
-. "$(dirname "$0")/lib.sh"
+# shellcheck disable=SC2317 source-path=SCRIPTDIR/../lib source=lib.sh
+. "$(dirname "$0")/../lib/lib.sh"
 
 TESTING_KO=$LIB_REPO/build/$IOWPROBE_KVER-testing/iowprobe.ko
 PANIC_ON_WARN=/proc/sys/kernel/panic_on_warn

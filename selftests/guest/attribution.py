@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0-only
 """Who waits: the procs and cgroups files against ground truth.
 
-Runs as root in the test box (selftests/test_attribution.sh), as KTAP.
+Runs as root in the test box (selftests/guest/test_attribution.sh), as KTAP.
 Each figure is checked against what the readers measure of themselves
 (wall time, their own CPU time and run delay, the instants of each of
 their reads), never against iowprobe's own output."""
@@ -11,13 +11,14 @@ import subprocess
 import sys
 import time
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+# selftests/lib/ holds iowprobe.py, the one helper of every test
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(
+    os.path.abspath(__file__))), "lib"))
 import iowprobe as iow  # noqa: E402
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-IOU_WAIT = os.path.join(HERE, "out", "iou_wait")
-LOADGEN = os.path.join(HERE, "out", "loadgen")
-TIMED_READS = os.path.join(HERE, "out", "timed_reads")
+IOU_WAIT = os.path.join(iow.OUT, "iou_wait")
+LOADGEN = os.path.join(iow.OUT, "loadgen")
+TIMED_READS = os.path.join(iow.OUT, "timed_reads")
 CGROOT = "/sys/fs/cgroup"
 SERVICE_NS = 2_000_000          # null_blk's time per request
 FIGURES = ("wait_ns", "wait_blk_ns", "wa_ns", "sleeps")

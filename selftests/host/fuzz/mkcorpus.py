@@ -13,7 +13,8 @@ import shutil
 import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, os.path.join(HERE, ".."))
+# selftests/lib/ holds iowprobe.py, the one helper of every test
+sys.path.insert(0, os.path.join(HERE, "..", "..", "lib"))
 import iowprobe as iow  # noqa: E402
 
 REC = os.path.join(HERE, "..", "fixtures", "iowstat", "basic.rec")

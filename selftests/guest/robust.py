@@ -18,16 +18,16 @@ import subprocess
 import sys
 import time
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+# selftests/lib/ holds iowprobe.py, the one helper of every test
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(
+    os.path.abspath(__file__))), "lib"))
 import iowprobe as iow  # noqa: E402
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-REPO = os.path.dirname(HERE)
-LOADGEN = os.path.join(HERE, "out", "loadgen")
-IOWSTAT = os.path.join(REPO, "user", "iowstat")
+LOADGEN = os.path.join(iow.OUT, "loadgen")
+IOWSTAT = iow.IOWSTAT
 KO = os.environ.get("IOWPROBE_KO", "")
 KVER = os.uname().release
-TESTING_KO = os.path.join(REPO, "build", KVER + "-testing", "iowprobe.ko")
+TESTING_KO = os.path.join(iow.REPO, "build", KVER + "-testing", "iowprobe.ko")
 SYS_FINIT_MODULE = 313		# x86_64
 # The kernel's own race, not iowprobe's: try_stop_module() drops the module's
 # refcount to 0 and only then sets MODULE_STATE_GOING (kernel/module/main.c).
