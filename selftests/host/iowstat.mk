@@ -9,15 +9,15 @@
 # iowstat-build   only build
 #
 # The C tests use the kselftest harness headers that scripts/get-kselftest
-# extracts into selftests/.ksft (git-ignored); binaries go there as well
-# unless IOWSTAT_OUT says otherwise.
+# extracts into selftests/kselftest (git-ignored); binaries go to
+# selftests/out/iowstat unless IOWSTAT_OUT says otherwise.
 
 # this folder (selftests/host), where the tests are
 IOWSTAT_HOST	:= $(abspath $(dir $(lastword $(MAKEFILE_LIST))))
 IOWSTAT_SELFTESTS := $(abspath $(IOWSTAT_HOST)/..)
 IOWSTAT_USER	?= $(IOWSTAT_SELFTESTS)/../user
-IOWSTAT_KSFT	?= $(IOWSTAT_SELFTESTS)/.ksft
-IOWSTAT_OUT	?= $(IOWSTAT_KSFT)/iowstat
+IOWSTAT_KSFT	?= $(IOWSTAT_SELFTESTS)/kselftest
+IOWSTAT_OUT	?= $(IOWSTAT_SELFTESTS)/out/iowstat
 IOWSTAT_CC	?= $(CC)
 IOWSTAT_CFLAGS	?= -O2 -g -Wall -D_GNU_SOURCE
 # what the tests link and run, and the target that builds them (SAN=1:
