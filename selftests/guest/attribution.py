@@ -159,13 +159,15 @@ def two_readers(k):
     k.within("wa_ns of the two add up to cpu1's iowait_ns", sum(got_wa),
              iowait, rel=0.005)
     # The reads' spans also hold the readers' own way in and out of the
-    # kernel, so they overstate both waits alike: compare the split
+    # kernel, so they overstate both waits alike: compare the split, to 3
+    # points (measured on a quiet machine: 0.0-1.2; 2.0 once with two more
+    # test boxes on its two cores).  An even split would be 50%.
     got = got_wa[0] / sum(got_wa)
     want = want_wa[0] / sum(want_wa)
     k.diag(f"wa split: {100 * got:.1f}% to the first, the overlap of the "
            f"reads says {100 * want:.1f}%")
     timed(k, "wa_ns splits as the overlap of the reads says",
-          lambda desc: k.within(desc, 100 * got, 100 * want, absolute=2))
+          lambda desc: k.within(desc, 100 * got, 100 * want, absolute=3))
     for p, _ in paths:
         os.rmdir(p)
     subprocess.run(["modprobe", "-r", "null_blk"], check=False)
