@@ -64,16 +64,20 @@ static void count(struct iowprobe_cpu *c, enum iowprobe_counter n)
 }
 
 /*
- * add_mirror() - the kernel changed @c's nr_iowait by @delta; c->lock held
- *
- * Return: the instant of the change.
+ * clock_once() - the instant of a locked section: read once, however many
+ * changes it makes (@now: 0 until read)
  */
-static u64 add_mirror(struct iowprobe_cpu *c, int delta)
+static u64 clock_once(u64 *now)
 {
-	u64 now = iowprobe_now();
+	if (!*now)
+		*now = iowprobe_now();
+	return *now;
+}
 
+/* add_mirror() - the kernel changed @c's nr_iowait by @delta at @now */
+static void add_mirror(struct iowprobe_cpu *c, int delta, u64 now)
+{
 	iowprobe_acct_add_mirror(&c->acct, now, iowprobe_blk_gclock(now), delta);
-	return now;
 }
 
 /*
@@ -87,21 +91,22 @@ static void release(struct iowprobe_entry *e, bool dec)
 	u64 now, share = 0;
 
 	raw_spin_lock_irqsave(&c->lock, flags);
+	now = iowprobe_now();
 	if (e->task.state == IOWPROBE_T_PENDING) {
 		list_del(&e->task.pending);
-		now = iowprobe_now();
-	} else if (dec) {
-		now = add_mirror(c, -1);
-		share = c->acct.share_ns - e->task.wait.share_snap;
+		goto out;
+	}
+	/* a wakeup, or without @dec the undoing of a count we cannot follow */
+	add_mirror(c, -1, now);
+	share = c->acct.share_ns - e->task.wait.share_snap;
+	if (dec) {
 		count(c, IOWPROBE_C_wakeups);
 		/* an offline CPU books no time, idle or not */
 		if (c->acct.idle && c->acct.online &&
 		    e->task.cpu != smp_processor_id())
 			count(c, IOWPROBE_C_remote_dec_idle);
-	} else {
-		now = add_mirror(c, -1);	/* undo a count we cannot follow */
-		share = c->acct.share_ns - e->task.wait.share_snap;
 	}
+out:
 	raw_spin_unlock_irqrestore(&c->lock, flags);
 	iowprobe_owners_wake(&e->task.wait, now, share);
 	iowprobe_entry_put(&iowprobe_tasks, e);
@@ -118,13 +123,12 @@ static void anomaly(int cpu)
 }
 
 /*
- * entry_for() - an entry for @p, asleep since @now, charged to @cpu, and
- * noted on @p's process and cgroup rows; NULL when the pool is empty
- * (counted in the table; the sleep then goes uncounted, which status
- * reports)
+ * entry_for() - an entry for @p, charged to @cpu, with @p's process and
+ * cgroup rows; NULL when the pool is empty (counted in the table; the
+ * sleep then goes uncounted, which status reports)
  */
 static struct iowprobe_entry *entry_for(struct task_struct *p, int cpu,
-					u8 state, u64 now)
+					u8 state)
 {
 	struct iowprobe_entry *e = iowprobe_entry_get(&iowprobe_tasks);
 
@@ -134,7 +138,6 @@ static struct iowprobe_entry *entry_for(struct task_struct *p, int cpu,
 	e->task.state = state;
 	INIT_LIST_HEAD(&e->task.pending);
 	iowprobe_owners_of(p, e->task.wait.owner);
-	iowprobe_owners_sleep(&e->task.wait, p, now);
 	return e;
 }
 
@@ -147,7 +150,7 @@ static struct iowprobe_entry *follow(struct task_struct *p, int cpu, u8 state)
 {
 	struct iowprobe_entry *e, *old;
 
-	e = entry_for(p, cpu, state, iowprobe_now());
+	e = entry_for(p, cpu, state);
 	if (!e)
 		return NULL;
 	old = iowprobe_table_add(&iowprobe_tasks, p, e);
@@ -158,11 +161,15 @@ static struct iowprobe_entry *follow(struct task_struct *p, int cpu, u8 state)
 	return e;
 }
 
-/* charge() - publish a followed entry on its CPU: count it or park it */
-static void charge(struct iowprobe_cpu *c, struct iowprobe_entry *e)
+/*
+ * charge() - publish a followed entry on its CPU at @now: count it or park
+ * it; c->lock held
+ */
+static void charge(struct iowprobe_cpu *c, struct iowprobe_entry *e,
+		   u64 now)
 {
 	if (e->task.state == IOWPROBE_T_COUNTED) {
-		add_mirror(c, 1);
+		add_mirror(c, 1, now);
 		/* from here on, its share of @c's iowait grows */
 		e->task.wait.share_snap = c->acct.share_ns;
 		count(c, IOWPROBE_C_sleeps);
@@ -173,10 +180,21 @@ static void charge(struct iowprobe_cpu *c, struct iowprobe_entry *e)
 }
 
 /*
+ * sleep_start() - @p, followed by the new entry @e, sleeps from @now on:
+ * on its rows and on its CPU @c; c->lock held
+ */
+static void sleep_start(struct iowprobe_cpu *c, struct iowprobe_entry *e,
+			struct task_struct *p, u64 now)
+{
+	iowprobe_owners_sleep(&e->task.wait, p, now);
+	charge(c, e, now);
+}
+
+/*
  * reconcile() - 6.12: count the delayed sleepers that a pick on this CPU
  * has blocked since the last switch (__block_task() has no tracepoint)
  */
-static void reconcile(struct iowprobe_cpu *c, bool was_idle)
+static void reconcile(struct iowprobe_cpu *c, bool was_idle, u64 *now)
 {
 	struct iowprobe_entry *e, *tmp;
 
@@ -187,7 +205,7 @@ static void reconcile(struct iowprobe_cpu *c, bool was_idle)
 			continue;
 		list_del_init(&e->task.pending);
 		e->task.state = IOWPROBE_T_COUNTED;
-		charge(c, e);
+		charge(c, e, clock_once(now));
 		atomic64_inc(&delayed_blocked);
 		if (was_idle)	/* blocked remotely while we idled */
 			atomic64_inc(&late_block);
@@ -202,7 +220,7 @@ void iowprobe_on_switch(bool preempt, struct task_struct *prev,
 	struct iowprobe_entry *e = NULL;
 	enum iowprobe_switch_verdict v;
 	unsigned long flags;
-	u64 now;
+	u64 now = 0;
 
 	v = iowprobe_switch_verdict(preempt, prev->in_iowait,
 				    READ_ONCE(prev->on_rq),
@@ -215,11 +233,11 @@ void iowprobe_on_switch(bool preempt, struct task_struct *prev,
 			   v == IOWPROBE_SW_COUNT ? IOWPROBE_T_COUNTED :
 						    IOWPROBE_T_PENDING);
 	raw_spin_lock_irqsave(&c->lock, flags);
-	reconcile(c, was_idle);
+	reconcile(c, was_idle, &now);
 	if (e)
-		charge(c, e);
+		sleep_start(c, e, prev, clock_once(&now));
 	if (was_idle != idle) {
-		now = iowprobe_now();
+		clock_once(&now);
 		iowprobe_acct_set_idle(&c->acct, now,
 				       iowprobe_blk_gclock(now), idle);
 	}
@@ -323,14 +341,13 @@ static void seed_one(struct task_struct *p, enum iowprobe_switch_verdict v)
 	struct iowprobe_entry *e;
 	unsigned long flags;
 
-	/* asleep since before load: its rows count its sleep from now */
 	e = entry_for(p, cpu, v == IOWPROBE_SW_COUNT ? IOWPROBE_T_COUNTED :
-						      IOWPROBE_T_PENDING,
-		      iowprobe_now());
+						      IOWPROBE_T_PENDING);
 	if (!e)
 		return;
 	raw_spin_lock_irqsave(&c->lock, flags);
-	charge(c, e);
+	/* asleep since before load: its rows count its sleep from now */
+	sleep_start(c, e, p, iowprobe_now());
 	raw_spin_unlock_irqrestore(&c->lock, flags);
 	if (!iowprobe_table_add_new(&iowprobe_tasks, p, e)) {
 		release(e, false);
