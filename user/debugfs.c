@@ -40,15 +40,6 @@ const unsigned char iowstat_col_kind[IOWPROBE_COL_NR] = {
 
 _Static_assert(IOWPROBE_COL_NR <= 64, "parse_header's mask has 64 bits");
 
-static int fail(struct parse_err *pe, unsigned int line, const char *why)
-{
-	if (pe) {
-		pe->line = line;
-		pe->why = why;
-	}
-	return -EINVAL;
-}
-
 static int col_lookup(struct span tok)
 {
 	unsigned int i;
@@ -151,20 +142,20 @@ int debugfs_parse_cpus(const char *buf, size_t len,
 	memset(s->cpu, 0, sizeof(s->cpu));
 	s->nr_cpus = 0;
 	if (!span_next_line(&b, &line) || !span_eq(line, IOWPROBE_ABI_LINE))
-		return fail(pe, 1, debugfs_err_abi);
+		return parse_fail(pe, 1, debugfs_err_abi);
 	if (!span_next_line(&b, &line))
-		return fail(pe, 2, "no header line");
+		return parse_fail(pe, 2, "no header line");
 	why = parse_header(line, &c);
 	if (why)
-		return fail(pe, 2, why);
+		return parse_fail(pe, 2, why);
 	while (span_next_line(&b, &line)) {
 		n++;
 		why = parse_row(line, &c, s);
 		if (why)
-			return fail(pe, n, why);
+			return parse_fail(pe, n, why);
 	}
 	if (!s->nr_cpus)
-		return fail(pe, n, "no cpu rows");
+		return parse_fail(pe, n, "no cpu rows");
 	s->have |= HAVE_CPUS;
 	return 0;
 }

@@ -39,15 +39,6 @@ struct owner_cols {
 	unsigned int n;
 };
 
-static int fail(struct parse_err *pe, unsigned int line, const char *why)
-{
-	if (pe) {
-		pe->line = line;
-		pe->why = why;
-	}
-	return -EINVAL;
-}
-
 static int col_lookup(struct span tok)
 {
 	unsigned int i;
@@ -219,12 +210,12 @@ int owners_parse(enum iowprobe_owner_kind kind, const char *buf, size_t len,
 	t->n = 0;
 	t->now_ns = 0;
 	if (!span_next_line(&b, &line) || !span_eq(line, IOWPROBE_ABI_LINE))
-		return fail(pe, 1, debugfs_err_abi);
+		return parse_fail(pe, 1, debugfs_err_abi);
 	if (!span_next_line(&b, &line))
-		return fail(pe, 2, "no header line");
+		return parse_fail(pe, 2, "no header line");
 	why = parse_header(kind, line, &c);
 	if (why)
-		return fail(pe, 2, why);
+		return parse_fail(pe, 2, why);
 	while (span_next_line(&b, &line)) {
 		n++;
 		r = next_row(t);
@@ -232,7 +223,7 @@ int owners_parse(enum iowprobe_owner_kind kind, const char *buf, size_t len,
 			return -ENOMEM;
 		why = parse_row(line, &c, r);
 		if (why)
-			return fail(pe, n, why);
+			return parse_fail(pe, n, why);
 		t->n++;
 	}
 	if (t->n)

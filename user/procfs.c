@@ -11,7 +11,8 @@
 #include "procfs.h"
 #include "util.h"
 
-static int fail(struct parse_err *pe, unsigned int line, const char *why)
+/* parse_fail() - say where and why in @pe (if any): -EINVAL */
+int parse_fail(struct parse_err *pe, unsigned int line, const char *why)
 {
 	if (pe) {
 		pe->line = line;
@@ -110,10 +111,10 @@ int procfs_parse_stat(const char *buf, size_t len,
 		if (num)
 			err = first_number(line, num);
 		if (err)
-			return fail(pe, n, "bad number");
+			return parse_fail(pe, n, "bad number");
 	}
 	if (seen != 3)
-		return fail(pe, n, "no \"cpu\" or \"ctxt\" line");
+		return parse_fail(pe, n, "no \"cpu\" or \"ctxt\" line");
 	s->have |= HAVE_STAT;
 	return 0;
 }
@@ -160,11 +161,11 @@ static int parse_keyed(const char *buf, size_t len, struct iowstat_snapshot *s,
 			continue;
 		if (!span_next_token(&line, &val) ||
 		    parse_u64_span(val, (uint64_t *)((char *)s + keys[i].off)))
-			return fail(pe, n, "bad number");
+			return parse_fail(pe, n, "bad number");
 		seen |= 1u << i;
 	}
 	if ((seen & ((1u << need) - 1)) != (1u << need) - 1)
-		return fail(pe, n, "a required key is missing");
+		return parse_fail(pe, n, "a required key is missing");
 	return 0;
 }
 
@@ -226,10 +227,10 @@ int procfs_parse_psi(const char *buf, size_t len,
 			continue;
 		}
 		if (err)
-			return fail(pe, n, "no total=N");
+			return parse_fail(pe, n, "no total=N");
 	}
 	if (!seen)
-		return fail(pe, n, "no \"some\" line");
+		return parse_fail(pe, n, "no \"some\" line");
 	s->have |= HAVE_PSI;
 	return 0;
 }

@@ -12,6 +12,8 @@ struct parse_err {
 	const char *why;
 };
 
+int parse_fail(struct parse_err *pe, unsigned int line, const char *why);
+
 int procfs_parse_stat(const char *buf, size_t len,
 		      struct iowstat_snapshot *s, struct parse_err *pe);
 int procfs_parse_vmstat(const char *buf, size_t len,

@@ -14,8 +14,6 @@ import csv
 import io
 import json
 import os
-import re
-import subprocess
 import sys
 import tempfile
 
@@ -89,29 +87,11 @@ def test(fn):
 
 
 def run(*args, env=None):
-    e = dict(os.environ, TZ="UTC", LC_ALL="C")
-    e.pop("IOWSTAT_DEBUGFS", None)
-    e.update(env or {})
-    return subprocess.run([IOWSTAT] + list(args), capture_output=True,
-                          text=True, env=e, timeout=60)
+    return iow.run_iowstat(IOWSTAT, *args, env=env)
 
 
-def check(cond, what):
-    if not cond:
-        raise AssertionError(what)
-
-
-def expect(res, rc, err_re=None, out=None):
-    check(res.returncode == rc, "exit %d, expected %d; stderr: %r"
-          % (res.returncode, rc, res.stderr))
-    if err_re is not None:
-        lines = res.stderr.strip("\n").split("\n")
-        check(len(lines) == 1, "want one stderr line, got %r" % res.stderr)
-        check(re.search(err_re, lines[0]), "stderr %r !~ %r"
-              % (lines[0], err_re))
-    if out is not None:
-        check(res.stdout == out, "stdout differs:\n%s\nexpected:\n%s"
-              % (res.stdout, out))
+check = iow.check
+expect = iow.expect
 
 
 def procs_text(rows):

@@ -14,6 +14,7 @@ import gzip
 import mmap
 import os
 import random
+import re
 import shutil
 import subprocess
 import sys
@@ -68,6 +69,37 @@ def run_tap(tests, tmp, setup=None):
     print("# Totals: pass:%d fail:%d xfail:0 xpass:0 skip:0 error:0"
           % (len(tests) - failed, failed))
     return 1 if failed else 0
+
+
+def check(cond, what):
+    """A run_tap() test's check: AssertionError(what) unless cond"""
+    if not cond:
+        raise AssertionError(what)
+
+
+def run_iowstat(iowstat, *args, env=None, **kw):
+    """iowstat with args in UTC and the C locale, never on a debugfs the
+    caller's IOWSTAT_DEBUGFS names (env adds to the environment)"""
+    e = dict(os.environ, TZ="UTC", LC_ALL="C")
+    e.pop("IOWSTAT_DEBUGFS", None)
+    e.update(env or {})
+    return subprocess.run([iowstat] + list(args), capture_output=True,
+                          text=True, env=e, timeout=60, **kw)
+
+
+def expect(res, rc, err_re=None, out=None):
+    """A finished run exited rc; err_re: its stderr is one line matching
+    it; out: its stdout is exactly that"""
+    check(res.returncode == rc, "exit %d, expected %d; stderr: %r"
+          % (res.returncode, rc, res.stderr))
+    if err_re is not None:
+        lines = res.stderr.strip("\n").split("\n")
+        check(len(lines) == 1, "want one stderr line, got %r" % res.stderr)
+        check(re.search(err_re, lines[0]), "stderr %r !~ %r"
+              % (lines[0], err_re))
+    if out is not None:
+        check(res.stdout == out, "stdout differs:\n%s\nexpected:\n%s"
+              % (res.stdout, out))
 
 
 class Ktap:
