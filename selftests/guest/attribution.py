@@ -23,6 +23,13 @@ CGROOT = "/sys/fs/cgroup"
 SERVICE_NS = 2_000_000          # null_blk's time per request
 FIGURES = ("wait_ns", "wait_blk_ns", "wa_ns", "sleeps")
 REAP_S = 5                      # the module's reaper runs this often
+# A reader's clocks see each sleep begin when its CPU clock stops, at the
+# dequeue; iowprobe sees it at the switch, after the scheduler has picked
+# the next task.  That path is neither the reader's CPU time nor its run
+# delay, so the readers' view of a wait runs ahead of iowprobe's by it at
+# every sleep: measured under TCG, up to 57 us a sleep (7.3, the second
+# reader, while the first shared the CPU); a microsecond on hardware.
+SWITCH_PATH_NS = 60_000
 
 
 def procs():
@@ -142,8 +149,13 @@ def two_readers(k):
                f"{d['wa_ns'] / 1e6:.1f} ms (overlap says "
                f"{share / 1e6:.1f}), sleeps {d['sleeps']}, dev "
                f"{row1['dev']}")
-        timed(k, f"pid {p.pid}: wait_ns = wall - cpu - run delay",
-              lambda desc: k.within(desc, d["wait_ns"], truth, rel=0.02))
+        timed(k, f"pid {p.pid}: one sleep a read",
+              lambda desc: k.result(d["sleeps"] == len(m["spans"]), desc))
+        timed(k, f"pid {p.pid}: wait_ns = wall - cpu - run delay, less "
+              "the switch path of each sleep",
+              lambda desc: k.between(desc, d["wait_ns"],
+                                     0.98 * truth - d["sleeps"] *
+                                     SWITCH_PATH_NS, 1.02 * truth))
         timed(k, f"pid {p.pid}: wait_blk_ns in 95-100% of wait_ns",
               lambda desc: k.between(desc, d["wait_blk_ns"],
                                      0.95 * d["wait_ns"], d["wait_ns"],
