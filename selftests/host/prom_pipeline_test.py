@@ -1,16 +1,22 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0-only
-"""A real Prometheus pipeline on this machine, with the BPF backend.
+"""A real Prometheus pipeline, with either backend.
 
-iowstat --bpf attach pins the backend in a bpffs mounted for the test
-(IOWSTAT_BPF_PIN), the module is made absent (IOWSTAT_DEBUGFS at an empty
-folder).  A writer runs the ExecStart of contrib/iowstat-textfile.service
-every second into a temporary folder, keeping each file it wrote and when;
+The BPF backend (the default, on this machine): iowstat --bpf attach pins
+it in a bpffs mounted for the test (IOWSTAT_BPF_PIN), the module is made
+absent (IOWSTAT_DEBUGFS at an empty folder), and the reads are of a file
+on the disk.  The module (--module, in the test box: test_prom.sh): it is
+loaded from IOWPROBE_KO, and the reads are of a null_blk device.
+
+A writer runs the ExecStart of contrib/iowstat-textfile.service every
+second into a temporary folder, keeping each file it wrote and when;
 prometheus-node-exporter (the textfile collector only) serves that folder,
 and a prometheus server scrapes it every second and evaluates the rules of
-contrib/prometheus/.  Meanwhile a thread reads a file on the disk with
-O_DIRECT, the backend is detached and attached again (a counter reset),
-and then the test asks Prometheus's HTTP API what it stored and computed.
+contrib/prometheus/.  Meanwhile a thread reads with O_DIRECT, the backend
+is removed and put back (BPF: detach and attach; module: rmmod and
+insmod), a counter reset; with the module, CPU 1 then goes offline and
+online again, which is no reset: the module books an offline CPU no time.
+Then the test asks Prometheus's HTTP API what it stored and computed.
 
 Truth: the textfiles themselves.  Every sample Prometheus stored must be
 the value of the file that was in place when it scraped.  rate() and
@@ -22,9 +28,9 @@ up to float rounding.  The iowait share (what the recording rules compute)
 must equal the files' delta iowait over delta busy + idle, the time between
 the two reads by the counters' own clock.
 
-usage: selftests/host/prom_pipeline_test.py [IOWSTAT]
-Exit: 0 pass, 1 fail, 4 skip (not root, no BPF, no prometheus or
-prometheus-node-exporter: the reason printed).
+usage: selftests/host/prom_pipeline_test.py [--module] [IOWSTAT]
+Exit: 0 pass, 1 fail, 4 skip (not root, no BPF or no module, no prometheus
+or prometheus-node-exporter: the reason printed).
 """
 
 import json
@@ -49,8 +55,10 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(
 import iowprobe as iow  # noqa: E402
 
 REPO = iow.REPO
-IOWSTAT = os.path.abspath(sys.argv[1] if len(sys.argv) > 1 else
-                          iow.IOWSTAT)
+ARGS = sys.argv[1:]
+MODULE = "--module" in ARGS
+IOWSTAT = os.path.abspath(next((a for a in ARGS if a != "--module"),
+                               iow.IOWSTAT))
 UNIT = os.path.join(REPO, "contrib", "iowstat-textfile.service")
 RULES = os.path.join(REPO, "contrib", "prometheus", "iowprobe-rules.yml")
 PROMETHEUS = "/usr/bin/prometheus"
@@ -60,6 +68,10 @@ PERIOD = 1.0        # s: the writer's period, the scrape and rule intervals
 LOAD_A = 12.0       # s of load before the detach
 GAP = 2.2           # s detached: more than a period, so a write fails
 LOAD_B = 6.0        # s of load after the attach
+OFFLINE_CPU = 1     # --module: the CPU taken offline after the reset
+SETTLE = 4.0        # s from the attach to the offline: a new file scraped
+OFFLINE_S = 3.0     # s it stays offline
+SERVICE_NS = 1_000_000  # --module: null_blk's time per read
 RATE_W = 5          # s: the window of the rate() series across the reset
 # rate(busy) + rate(idle) of one CPU is the file's elapsed time over the
 # scrapes' elapsed time.  A file is read by iowstat up to one period plus
@@ -67,7 +79,7 @@ RATE_W = 5          # s: the window of the rate() series across the reset
 # last sample of a 5 s window the ratio stays under (4 + 1.5) / 4; a reset
 # taken for a drop of time would add a whole counter (>= 10 s) instead.
 MAX_CPU_RATE = 1.4
-READY_S = 30        # s to wait for each server
+READY_S = 90        # s at most to wait for each server (a TCG box is slow)
 FILE_MB = 32
 COUNTERS = ("busy", "idle", "iowait")
 
@@ -305,7 +317,7 @@ def check_window(k, prom, stored, t_lo, t_hi):
     ref = [s for s in stored[(metric("busy"), cpus[0])]
            if t_lo * 1000 <= s[0] <= t_hi * 1000 and s[2]]
     if len(ref) < 4:
-        k.result(False, "four scrapes inside the load before the detach",
+        k.result(False, "four scrapes inside the load before the reset",
                  [f"{len(ref)} scrapes"])
         return None
     (a_ms, _, wa), (b_ms, _, wb) = ref[0], ref[-1]
@@ -377,7 +389,7 @@ def check_resets(k, prom, stored, t_a, t_b, t_end, span):
     got = {c: prom.query(f"resets({metric(c)}[{rng}])", t_b)
            for c in COUNTERS}
     k.result(all(v == 0 for g in got.values() for v in g.values()),
-             "no reset in the pipeline before the detach",
+             "no reset in the pipeline before the backend is removed",
              [f"resets {c}: {got[c]}" for c in COUNTERS])
     diags, ok = [], True
     res = {c: prom.query(f"resets({metric(c)}[{span}s])", t_end)
@@ -392,7 +404,8 @@ def check_resets(k, prom, stored, t_a, t_b, t_end, span):
         ok &= r_idle == drops and (r_idle >= 1 or r_busy >= 1)
         diags.append(f"cpu{cpu}: resets(idle) {r_idle} (the files: "
                      f"{drops} drops), resets(busy) {r_busy}")
-    k.result(ok, "resets() sees the detach and attach on every CPU", diags)
+    k.result(ok, "resets() sees the backend removed and back on every CPU",
+             diags)
     t0 = min(r[0][0] for r in stored.values()) / 1000 + RATE_W
     neg, diags = [], []
     for c in COUNTERS:
@@ -422,10 +435,10 @@ def check_failed_writes(k, writes, t_det, t_att):
         elif last is not None:
             kept &= w["text"] == last
     k.result(gap and len(gap) == len(failed) and kept,
-             "detached, the service's command fails and leaves the last "
-             "file in place",
+             "with no backend, the service's command fails and leaves the "
+             "last file in place",
              [f"{len(failed)} of {len(writes)} writes failed, "
-              f"{len(gap)} while detached"] +
+              f"{len(gap)} while removed"] +
              sorted({w["err"].strip() for w in failed})[:2])
 
 
@@ -451,7 +464,129 @@ def check_rules(k, prom, t_end):
              bad)
 
 
-def run(k, env, tmp, work):
+def check_offline(k, prom, writes, hotplug, t_end):
+    """CPU OFFLINE_CPU offline and online again, after the reset: no
+    reset in Prometheus, and the CPU booked no time while offline (truth:
+    the test's clock around the two writes to its online file)"""
+    m_att, (off0, off1), (on0, on1) = hotplug
+    good = [w for w in writes if w["ok"] and w["m0"] > m_att]
+    if not good or good[0]["m1"] + 1.5 * PERIOD > off0:
+        k.result(False, "offline: a new file scraped before the offline",
+                 [f"{len(good)} good writes after the attach"])
+        return
+    # the range starts once a file written after the attach is scraped,
+    # so the reset itself is left out of it
+    t_lo = time.time() - (time.monotonic() - good[0]["m1"]) + 1.5 * PERIOD
+    rng = f"{round((t_end - t_lo) * 1000)}ms"
+    got = {c: prom.query(f"resets({metric(c)}[{rng}])", t_end)
+           for c in COUNTERS}
+    k.result(all(v == 0 for g in got.values() for v in g.values()),
+             f"offline: cpu{OFFLINE_CPU} offline and online again is no "
+             "reset in Prometheus", [f"resets {c}: {got[c]}"
+                                     for c in COUNTERS])
+    before = [w for w in good if w["m1"] < off0]
+    after = [w for w in good if w["m0"] > on1]
+    cpu = str(OFFLINE_CPU)
+    if not before or not after:
+        k.result(False, "offline: a write on each side of it",
+                 [f"{len(before)} before, {len(after)} after"])
+        return
+    a, b = before[-1], after[0]
+    el = sum(b["values"][(metric(c), cpu)] - a["values"][(metric(c), cpu)]
+             for c in ("busy", "idle"))
+    # offline at least from off1 to on0, at most from off0 to on1
+    lo = (b["m0"] - a["m1"]) - (on1 - off0)
+    hi = (b["m1"] - a["m0"]) - (on0 - off1)
+    k.result(lo - 1e-3 <= el <= hi + 1e-3,
+             f"offline: cpu{OFFLINE_CPU} booked no time while offline",
+             [f"busy + idle {el:.6f} s between two files "
+              f"{b['m0'] - a['m1']:.3f}..{b['m1'] - a['m0']:.3f} s apart; "
+              f"offline {on0 - off1:.3f}..{on1 - off0:.3f} s: want "
+              f"{lo:.6f}..{hi:.6f}"])
+
+
+class Bpf:
+    """The pinned BPF backend in a private bpffs; the module made absent"""
+    name = "bpf"
+    removed = "detached"
+
+    def __init__(self, tmp):
+        fs, nodbg = os.path.join(tmp, "bpffs"), os.path.join(tmp, "debug")
+        os.mkdir(fs)
+        os.mkdir(nodbg)
+        if subprocess.run(["mount", "-t", "bpf", "bpf", fs]).returncode:
+            iow.skip_all("cannot mount a bpffs here")
+        self.fs = fs
+        self.env = dict(os.environ, IOWSTAT_DEBUGFS=nodbg,
+                        IOWSTAT_BPF_PIN=os.path.join(fs, "iowprobe"))
+
+    def setup(self):
+        """[] when attached, else why; exit 2 of attach: no BPF here"""
+        r = iowstat(self.env, "--bpf", "attach")
+        if r.returncode == 2:
+            iow.skip_all(r.stderr.strip().splitlines()[-1])
+        return [] if r.returncode == 0 else [r.stderr.strip()]
+
+    def remove(self):
+        r = iowstat(self.env, "--bpf", "detach")
+        return [] if r.returncode == 0 else [r.stderr.strip()]
+
+    def teardown(self):
+        iowstat(self.env, "--bpf", "detach")
+        subprocess.run(["umount", self.fs])
+
+    def disk(self, work):
+        return iow.random_file(os.path.join(work, "file"), FILE_MB)
+
+
+class Module:
+    """The module of IOWPROBE_KO, read at its debugfs files"""
+    name = "module"
+    removed = "unloaded"
+
+    def __init__(self, tmp):
+        self.env = dict(os.environ)
+        self.env.pop("IOWSTAT_DEBUGFS", None)
+        self.found = os.path.isdir(iow.DEBUGFS)
+        # the test box starts with every link down, the loopback included
+        subprocess.run(["ip", "link", "set", "lo", "up"], check=True)
+
+    def setup(self):
+        iow.load_module()
+        return [] if os.path.isdir(iow.DEBUGFS) else ["insmod failed"]
+
+    def remove(self):
+        """rmmod, again while a reader holds a file open (EBUSY)"""
+        for _ in range(50):
+            iow.unload_module()
+            if not os.path.isdir(iow.DEBUGFS):
+                return []
+            time.sleep(0.1)
+        return ["rmmod iowprobe: still loaded after 50 tries"]
+
+    def teardown(self):
+        """as found: CPU 1 online, the module loaded or not"""
+        set_online(OFFLINE_CPU, 1)
+        if self.found:
+            iow.load_module()
+        else:
+            iow.unload_module()
+        subprocess.run(["modprobe", "-r", "null_blk"], check=False)
+
+    def disk(self, work):
+        return iow.nullb(SERVICE_NS)
+
+
+def set_online(cpu, on):
+    """Hotplug cpu; (monotonic before, after)"""
+    t0 = time.monotonic()
+    with open(f"/sys/devices/system/cpu/cpu{cpu}/online", "w") as f:
+        f.write(str(on))
+    return t0, time.monotonic()
+
+
+def run(k, backend, tmp, work):
+    env = backend.env
     textdir = os.path.join(tmp, "textfile")
     bindir = os.path.join(tmp, "bin")
     os.mkdir(textdir)
@@ -483,7 +618,7 @@ def run(k, env, tmp, work):
         if not k.result(why is None, "prometheus is ready", why or []):
             return
         prom = Prom(pport)
-        path = iow.random_file(os.path.join(work, "file"), FILE_MB)
+        path = backend.disk(work)
         writer = Writer(env, textdir)
         t_begin = time.time()
         writer.start()
@@ -497,14 +632,23 @@ def run(k, env, tmp, work):
         t_load = time.time()
         time.sleep(LOAD_A)
         t_det = time.time()
-        r = iowstat(env, "--bpf", "detach")
+        why = backend.remove()
         time.sleep(GAP)
-        r2 = iowstat(env, "--bpf", "attach")
+        why += backend.setup()
         t_att = time.time()
-        k.result(r.returncode == 0 and r2.returncode == 0,
-                 "detach and attach again while the pipeline runs",
-                 [r.stderr.strip(), r2.stderr.strip()])
-        time.sleep(LOAD_B)
+        k.result(not why, f"{backend.name}: {backend.removed} and back "
+                 "again while the pipeline runs", why)
+        hotplug = None
+        if isinstance(backend, Module):
+            m_att = time.monotonic()
+            time.sleep(SETTLE)
+            off = set_online(OFFLINE_CPU, 0)
+            time.sleep(OFFLINE_S)
+            on = set_online(OFFLINE_CPU, 1)
+            hotplug = (m_att, off, on)
+            time.sleep(max(0.0, LOAD_B - SETTLE - OFFLINE_S))
+        else:
+            time.sleep(LOAD_B)
         reader.stop.set()
         reader.join()
         time.sleep(2 * PERIOD)      # the last writes scraped
@@ -523,6 +667,8 @@ def run(k, env, tmp, work):
             check_resets(k, prom, stored, t_load + PERIOD, t_det - 0.1,
                          t_end, span)
         check_failed_writes(k, writer.writes, t_det, t_att)
+        if hotplug:
+            check_offline(k, prom, writer.writes, hotplug, t_end)
         check_rules(k, prom, t_end)
     finally:
         if reader:
@@ -537,40 +683,35 @@ def run(k, env, tmp, work):
 
 def main():
     if os.geteuid() != 0:
-        iow.skip_all("attaching BPF programs and mounting a bpffs need root")
+        iow.skip_all("loading a backend needs root")
     missing = [p for p in (PROMETHEUS, EXPORTER) if not os.access(p, os.X_OK)]
     if missing:
         iow.skip_all(f"no {' '.join(missing)}: apt-get install prometheus "
                      "prometheus-node-exporter (scripts/deps)")
     if not os.access(IOWSTAT, os.X_OK):
         iow.skip_all(f"{IOWSTAT} not built: make -C user")
-    if "libbpf" not in subprocess.run(["ldd", IOWSTAT], capture_output=True,
-                                      text=True).stdout:
+    if MODULE and "IOWPROBE_KO" not in os.environ:
+        iow.skip_all("--module runs in the test box (IOWPROBE_KO)")
+    if not MODULE and "libbpf" not in subprocess.run(
+            ["ldd", IOWSTAT], capture_output=True, text=True).stdout:
         iow.skip_all("iowstat built without BPF: make -C user BPF=1")
-    disk = real_disk_dir()
+    disk = tempfile.gettempdir() if MODULE else real_disk_dir()
     if disk is None:
         iow.skip_all("no writable folder on a block device for O_DIRECT")
     with tempfile.TemporaryDirectory() as tmp, \
             tempfile.TemporaryDirectory(dir=disk) as work:
-        fs, nodbg = os.path.join(tmp, "bpffs"), os.path.join(tmp, "debug")
-        os.mkdir(fs)
-        os.mkdir(nodbg)
-        if subprocess.run(["mount", "-t", "bpf", "bpf", fs]).returncode:
-            iow.skip_all("cannot mount a bpffs here")
-        pin = os.path.join(fs, "iowprobe")
-        env = dict(os.environ, IOWSTAT_BPF_PIN=pin, IOWSTAT_DEBUGFS=nodbg)
+        backend = (Module if MODULE else Bpf)(tmp)
+        mark = iow.dmesg_mark()
         try:
-            r = iowstat(env, "--bpf", "attach")
-            if r.returncode == 2:
-                iow.skip_all(r.stderr.strip().splitlines()[-1])
+            why = backend.setup()
             k = iow.Ktap()
-            if k.result(r.returncode == 0, "iowstat --bpf attach: exit 0",
-                        [r.stderr.strip()]):
-                run(k, env, tmp, work)
+            if k.result(not why, f"{backend.name}: loaded", why):
+                run(k, backend, tmp, work)
         finally:
-            iowstat(env, "--bpf", "detach")
-            subprocess.run(["umount", fs])
+            backend.teardown()
             shutil.rmtree(os.path.join(tmp, "tsdb"), ignore_errors=True)
+    if MODULE:
+        iow.dmesg_clean(k, mark)
     k.finish()
 
 
