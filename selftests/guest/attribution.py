@@ -30,6 +30,11 @@ REAP_S = 5                      # the module's reaper runs this often
 # every sleep: measured under TCG, up to 57 us a sleep (7.3, the second
 # reader, while the first shared the CPU); a microsecond on hardware.
 SWITCH_PATH_NS = 60_000
+# A read whose reader is preempted inside io_schedule(), before it leaves
+# the CPU, and completed meanwhile is no sleep at all: its wait is run
+# delay.  Measured: 1 read of 300 on 7.3-rt, 9 of 300 on the debug kernel
+# (not asserted there); none elsewhere.
+NO_SLEEP_SHARE = 0.02
 
 
 def procs():
@@ -149,8 +154,11 @@ def two_readers(k):
                f"{d['wa_ns'] / 1e6:.1f} ms (overlap says "
                f"{share / 1e6:.1f}), sleeps {d['sleeps']}, dev "
                f"{row1['dev']}")
-        timed(k, f"pid {p.pid}: one sleep a read",
-              lambda desc: k.result(d["sleeps"] == len(m["spans"]), desc))
+        timed(k, f"pid {p.pid}: one sleep a read, but for reads done "
+              "before their reader left the CPU",
+              lambda desc: k.between(desc, d["sleeps"],
+                                     (1 - NO_SLEEP_SHARE) * len(m["spans"]),
+                                     len(m["spans"])))
         timed(k, f"pid {p.pid}: wait_ns = wall - cpu - run delay, less "
               "the switch path of each sleep",
               lambda desc: k.between(desc, d["wait_ns"],
