@@ -64,20 +64,23 @@ RULES = os.path.join(REPO, "contrib", "prometheus", "iowprobe-rules.yml")
 PROMETHEUS = "/usr/bin/prometheus"
 EXPORTER = "/usr/bin/prometheus-node-exporter"
 
-PERIOD = 1.0        # s: the writer's period, the scrape and rule intervals
-LOAD_A = 12.0       # s of load before the detach
-GAP = 2.2           # s detached: more than a period, so a write fails
-LOAD_B = 6.0        # s of load after the attach
-OFFLINE_CPU = 1     # --module: the CPU taken offline after the reset
-SETTLE = 4.0        # s from the attach to the offline: a new file scraped
-OFFLINE_S = 3.0     # s it stays offline
+# Every span below in units of the period: one iowstat run takes about 2 s
+# on a debug kernel in TCG, so there the period is SLOWDOWN s, not 1.
+PERIOD = 1.0 * iow.SLOWDOWN  # s: the writer's period, scrape and rules
+LOAD_A = 12 * PERIOD    # s of load before the reset
+GAP = 2.2 * PERIOD      # s with no backend: more than a period, a write fails
+LOAD_B = 6 * PERIOD     # s of load after it
+OFFLINE_CPU = 1         # --module: the CPU taken offline after the reset
+SETTLE = 4 * PERIOD     # s from the reset to the offline: a new file scraped
+OFFLINE_S = 3 * PERIOD  # s it stays offline
 SERVICE_NS = 1_000_000  # --module: null_blk's time per read
-RATE_W = 5          # s: the window of the rate() series across the reset
+RATE_W = round(5 * PERIOD)  # s: the window of rate() across the reset
 # rate(busy) + rate(idle) of one CPU is the file's elapsed time over the
 # scrapes' elapsed time.  A file is read by iowstat up to one period plus
-# one write before it is scraped, so over the >= 4 s between the first and
-# last sample of a 5 s window the ratio stays under (4 + 1.5) / 4; a reset
-# taken for a drop of time would add a whole counter (>= 10 s) instead.
+# one write before it is scraped, so over the >= 4 periods between the
+# first and last sample of a 5-period window the ratio stays under
+# (4 + 1.5) / 4; a reset taken for a drop of time would add a whole counter
+# (>= 10 periods) instead.
 MAX_CPU_RATE = 1.4
 READY_S = 90        # s at most to wait for each server (a TCG box is slow)
 FILE_MB = 32
@@ -624,8 +627,8 @@ def run(k, backend, tmp, work):
         writer.start()
         # the first samples: the load starts with the pipeline running
         end = time.monotonic() + READY_S
-        while time.monotonic() < end and not prom.query(
-                f"count_over_time({metric('idle')}[10s])", time.time()):
+        first = f"count_over_time({metric('idle')}[{round(10 * PERIOD)}s])"
+        while time.monotonic() < end and not prom.query(first, time.time()):
             time.sleep(0.2)
         reader = Reader(path)
         reader.start()
