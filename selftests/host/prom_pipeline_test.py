@@ -541,6 +541,10 @@ class Bpf:
     def disk(self, work):
         return iow.random_file(os.path.join(work, "file"), FILE_MB)
 
+    def after_reset(self):
+        """the load after the reset; no hotplug"""
+        time.sleep(LOAD_B)
+
 
 class Module:
     """The module of IOWPROBE_KO, read at its debugfs files"""
@@ -578,6 +582,18 @@ class Module:
 
     def disk(self, work):
         return iow.nullb(SERVICE_NS)
+
+    def after_reset(self):
+        """the load after the reset, with OFFLINE_CPU offline for
+        OFFLINE_S in it: (monotonic at the start, the offline's instants,
+        the online's), for check_offline()"""
+        m_att = time.monotonic()
+        time.sleep(SETTLE)
+        off = set_online(OFFLINE_CPU, 0)
+        time.sleep(OFFLINE_S)
+        on = set_online(OFFLINE_CPU, 1)
+        time.sleep(max(0.0, LOAD_B - SETTLE - OFFLINE_S))
+        return m_att, off, on
 
 
 def set_online(cpu, on):
@@ -641,17 +657,7 @@ def run(k, backend, tmp, work):
         t_att = time.time()
         k.result(not why, f"{backend.name}: {backend.removed} and back "
                  "again while the pipeline runs", why)
-        hotplug = None
-        if isinstance(backend, Module):
-            m_att = time.monotonic()
-            time.sleep(SETTLE)
-            off = set_online(OFFLINE_CPU, 0)
-            time.sleep(OFFLINE_S)
-            on = set_online(OFFLINE_CPU, 1)
-            hotplug = (m_att, off, on)
-            time.sleep(max(0.0, LOAD_B - SETTLE - OFFLINE_S))
-        else:
-            time.sleep(LOAD_B)
+        hotplug = backend.after_reset()
         reader.stop.set()
         reader.join()
         time.sleep(2 * PERIOD)      # the last writes scraped
