@@ -19,6 +19,8 @@ void fmt_json_end(FILE *f);
 /* --top: a statistics entry with the interval's rows */
 void fmt_json_top_sample(FILE *f, const struct iowstat_snapshot *cur,
 			 const struct top_view *v);
+/* --top: after the statistics, the Average: rows over the whole run */
+void fmt_json_top_average(FILE *f, const struct top_view *v, double wall_ns);
 /* between the statistics and the end: a "-- CMD" run's own figures */
 void fmt_json_statistics_end(FILE *f);
 void fmt_json_command(FILE *f, const struct cmd_result *c,

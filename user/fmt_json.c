@@ -143,6 +143,22 @@ void fmt_json_top_sample(FILE *f, const struct iowstat_snapshot *cur,
 	fputs("\t\t\t\t\t]\n\t\t\t\t}", f);
 }
 
+/*
+ * fmt_json_top_average() - --top's Average: rows, after the statistics:
+ * "average": {"wall-ns", "top-procs" or "top-cgroups"}
+ */
+void fmt_json_top_average(FILE *f, const struct top_view *v, double wall_ns)
+{
+	size_t i;
+
+	fprintf(f, "\t\t\t\"average\": {\n\t\t\t\t\"wall-ns\": %.0f,\n"
+		"\t\t\t\t\"top-%s\": [\n", wall_ns,
+		v->kind == IOWPROBE_PROCS ? "procs" : "cgroups");
+	for (i = 0; i < v->n; i++)
+		json_top_row(f, v->kind, &v->rows[i], i + 1 == v->n);
+	fputs("\t\t\t\t]\n\t\t\t}", f);
+}
+
 void fmt_json_statistics_end(FILE *f)
 {
 	fputs("\n\t\t\t],\n", f);

@@ -93,6 +93,7 @@ struct view_run {
 	bool cpus;			/* -P table */
 	bool top;			/* --top table */
 	struct top_view tv;
+	struct top_avg avg;		/* --top: the run's sums, for Average: */
 	struct iowstat_delta *d, *acc;
 	struct iowstat_snapshot *mem;	/* the first sample: vmstat's memory */
 	struct rebase_state rs;
@@ -153,6 +154,8 @@ static int top_sample(struct view_run *v, const struct iowstat_snapshot *p,
 	int err;
 
 	err = top_compute(&v->tv, p, c, v->env->top_n);
+	if (!err)
+		err = top_avg_add(&v->avg, p, c);
 	if (err)
 		return err;
 	if (v->env->out == OUT_JSON) {
@@ -190,13 +193,41 @@ static void view_sample(struct view_run *v, const struct iowstat_snapshot *p,
 	fflush(stdout);
 }
 
-static void view_end(struct view_run *v)
+/*
+ * top_end - --top's Average: block, pidstat's, over the whole run; in
+ * json an "average" object after the statistics, as -- CMD's "command";
+ * csv has none, as the CPU view's has none
+ */
+static int top_end(struct view_run *v)
 {
+	int err = 0;
+
+	if (v->blocks && v->env->out != OUT_CSV)
+		err = top_avg_view(&v->avg, &v->tv, v->env->top_n);
+	if (v->env->out == OUT_JSON) {
+		if (err || !v->blocks) {
+			fmt_json_end(stdout);
+			return err;
+		}
+		fmt_json_statistics_end(stdout);
+		fmt_json_top_average(stdout, &v->tv, v->avg.wall);
+		fmt_json_host_end(stdout);
+	} else if (v->env->out == OUT_TEXT && v->blocks && !err) {
+		top_print_block(stdout, "Average:", &v->tv);
+	}
+	return err;
+}
+
+static int view_end(struct view_run *v)
+{
+	if (v->top)
+		return top_end(v);
 	if (v->env->out == OUT_JSON)
 		fmt_json_end(stdout);
 	else if (v->env->out == OUT_TEXT && v->cpus && v->blocks)
 		cpus_print_block(stdout, "Average:", "Average:", v->acc,
 				 &v->env->sel);
+	return 0;
 }
 
 /* plan - samples to take (0: until Ctrl-C) and whether the first prints */
@@ -299,7 +330,8 @@ static int view_loop(struct view_run *v, struct source *src,
 		s[0] = s[1];
 		s[1] = t;
 	}
-	view_end(v);
+	if (view_end(v) && r >= 0)
+		r = -ENOMEM;
 	return r < 0 ? r : 0;
 }
 
@@ -317,6 +349,8 @@ int run_views(const struct env *env, const struct iowstat_meta *m,
 		.cpus = env->sel.given, .top = env->top,
 		.tv = { .kind = env->cgroup ? IOWPROBE_CGROUPS :
 					      IOWPROBE_PROCS },
+		.avg = { .kind = env->cgroup ? IOWPROBE_CGROUPS :
+					       IOWPROBE_PROCS },
 		.vo = { env->wide, env->timestamp, env->unit, env->interval },
 		.d = calloc(1, sizeof(*v.d)), .acc = calloc(1, sizeof(*v.acc)),
 		.mem = malloc(sizeof(*v.mem)),
@@ -339,6 +373,7 @@ out:
 	snapshot_free(s[0]);
 	snapshot_free(s[1]);
 	top_free(&v.tv);
+	top_avg_free(&v.avg);
 	free(v.d);
 	free(v.acc);
 	free(v.mem);

@@ -7,6 +7,7 @@
  * module reload), counts from 0.
  */
 #include <errno.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -81,29 +82,62 @@ static uint64_t table_now(const struct iowstat_snapshot *s,
 	return s->owners[k].n ? s->owners[k].now_ns : s->mono_ns;
 }
 
+/*
+ * row_delta - @r's counted columns less its row in @pt (from 0 for a new
+ * process); Return: that row, NULL when there is none, and whether any
+ * counter moved in *@changed
+ */
+static const struct owner_row *row_delta(const struct owner_table *pt,
+					 const struct owner_table *ct,
+					 const struct owner_row *r, uint64_t *d,
+					 bool *changed)
+{
+	const struct owner_row *p = prev_row(pt, ct, r);
+	unsigned int i;
+
+	if (p && went_back(p, r))
+		p = NULL;
+	*changed = false;
+	for (i = 0; i < ARRAY_SIZE(counted); i++) {
+		d[counted[i]] = r->v[counted[i]] - (p ? p->v[counted[i]] : 0);
+		*changed |= d[counted[i]] != 0;
+	}
+	return p;
+}
+
+/* figures - the percentages of deltas @d over @wall ns on @cpu_ns of CPUs */
+static void figures(const uint64_t *d, double wall, double cpu_ns,
+		    struct top_row *out)
+{
+	out->wait = pct(d[IOWPROBE_OCOL_wait_ns], wall);
+	out->wa = pct(d[IOWPROBE_OCOL_wa_ns], cpu_ns);
+	out->blk = pct(d[IOWPROBE_OCOL_wait_blk_ns],
+		       d[IOWPROBE_OCOL_wait_ns]);
+}
+
 /* one_row - @r's interval in @out; false when nothing changed */
 static bool one_row(const struct owner_table *pt, const struct owner_table *ct,
 		    const struct owner_row *r, double wall, unsigned int ncpus,
 		    struct top_row *out)
 {
-	const struct owner_row *p = prev_row(pt, ct, r);
 	uint64_t d[IOWPROBE_OCOL_NR] = { 0 };
-	unsigned int i;
-	bool changed = false;
+	bool changed;
 
-	if (p && went_back(p, r))
-		p = NULL;
-	for (i = 0; i < ARRAY_SIZE(counted); i++) {
-		d[counted[i]] = r->v[counted[i]] - (p ? p->v[counted[i]] : 0);
-		changed |= d[counted[i]] != 0;
-	}
+	row_delta(pt, ct, r, d, &changed);
 	out->key = owner_key(ct, r);
 	out->row = r;
-	out->wait = pct(d[IOWPROBE_OCOL_wait_ns], wall);
-	out->wa = pct(d[IOWPROBE_OCOL_wa_ns], wall * ncpus);
-	out->blk = pct(d[IOWPROBE_OCOL_wait_blk_ns],
-		       d[IOWPROBE_OCOL_wait_ns]);
+	figures(d, wall, wall * ncpus, out);
 	return changed;
+}
+
+/* interval_wall - the module's ns from @p's read to @c's, 0 if none */
+static double interval_wall(const struct iowstat_snapshot *p,
+			    const struct iowstat_snapshot *c,
+			    enum iowprobe_owner_kind k)
+{
+	uint64_t t0 = table_now(p, k), t1 = table_now(c, k);
+
+	return t1 > t0 ? (double)(t1 - t0) : 0;
 }
 
 /* cmp_top - most %wa first, then most %wait, then by key: stable output */
@@ -122,6 +156,30 @@ static int cmp_top(const void *a, const void *b)
 	       (int)x->row->v[IOWPROBE_OCOL_exited];
 }
 
+/* sort_limit - most iowait first, at most @limit rows */
+static void sort_limit(struct top_view *v, unsigned int limit)
+{
+	if (v->n > 1)	/* no rows: none allocated, and qsort wants some */
+		qsort(v->rows, v->n, sizeof(*v->rows), cmp_top);
+	if (v->n > limit)
+		v->n = limit;
+}
+
+/* view_room - room for @n rows in @v */
+static int view_room(struct top_view *v, size_t n)
+{
+	struct top_row *nr;
+
+	if (n <= v->cap)
+		return 0;
+	nr = realloc(v->rows, n * sizeof(*nr));
+	if (!nr)
+		return -ENOMEM;
+	v->rows = nr;
+	v->cap = n;
+	return 0;
+}
+
 /**
  * top_compute() - the interval from @p to @c of @v->kind's rows that
  * changed, most iowait first, at most @limit of them.
@@ -132,27 +190,17 @@ int top_compute(struct top_view *v, const struct iowstat_snapshot *p,
 {
 	const struct owner_table *pt = &p->owners[v->kind];
 	const struct owner_table *ct = &c->owners[v->kind];
-	uint64_t t0 = table_now(p, v->kind), t1 = table_now(c, v->kind);
-	double wall = t1 > t0 ? (double)(t1 - t0) : 0;
+	double wall = interval_wall(p, c, v->kind);
 	unsigned int ncpus = top_online_cpus(c);
-	struct top_row *nr;
 	size_t i;
 
 	v->n = 0;
-	if (ct->n > v->cap) {
-		nr = realloc(v->rows, ct->n * sizeof(*nr));
-		if (!nr)
-			return -ENOMEM;
-		v->rows = nr;
-		v->cap = ct->n;
-	}
+	if (view_room(v, ct->n))
+		return -ENOMEM;
 	for (i = 0; i < ct->n; i++)
 		if (one_row(pt, ct, &ct->row[i], wall, ncpus, &v->rows[v->n]))
 			v->n++;
-	if (v->n > 1)	/* no rows: none allocated, and qsort wants some */
-		qsort(v->rows, v->n, sizeof(*v->rows), cmp_top);
-	if (v->n > limit)
-		v->n = limit;
+	sort_limit(v, limit);
 	return 0;
 }
 
@@ -162,6 +210,135 @@ void top_free(struct top_view *v)
 	v->rows = NULL;
 	v->n = 0;
 	v->cap = 0;
+}
+
+/*
+ * total_of - the total that @r's row in @pt (@p) added to, if this
+ * interval has not continued it already; 0, or its index + 1
+ */
+static size_t total_of(const struct top_avg *a, const struct owner_table *pt,
+		       const struct owner_row *p)
+{
+	size_t k;
+
+	if (!p || a->nof != pt->n)
+		return 0;
+	k = a->of[p - pt->row];
+	return k && a->t[k - 1].seen != a->intervals ? k : 0;
+}
+
+/* new_total - a process (cgroup) first seen waiting; 0 on no memory */
+static size_t new_total(struct top_avg *a)
+{
+	size_t cap = a->cap ? 2 * a->cap : 64;
+	struct top_total *nt;
+
+	if (a->n == a->cap) {
+		nt = realloc(a->t, cap * sizeof(*nt));
+		if (!nt)
+			return 0;
+		a->t = nt;
+		a->cap = cap;
+	}
+	memset(&a->t[a->n], 0, sizeof(a->t[0]));
+	return ++a->n;
+}
+
+/* add_row - @r's interval to its total; Return: the total's index + 1 */
+static size_t add_row(struct top_avg *a, const struct owner_table *pt,
+		      const struct owner_table *ct, const struct owner_row *r)
+{
+	uint64_t d[IOWPROBE_OCOL_NR] = { 0 };
+	const struct owner_row *p;
+	struct top_total *t;
+	unsigned int i;
+	bool changed;
+	size_t k;
+
+	p = row_delta(pt, ct, r, d, &changed);
+	k = total_of(a, pt, p);
+	if (!k && !changed)
+		return 0;	/* it never waited: nothing to average yet */
+	if (!k)
+		k = new_total(a);
+	if (!k)
+		return SIZE_MAX;
+	t = &a->t[k - 1];
+	t->row = *r;
+	t->seen = a->intervals;
+	for (i = 0; i < ARRAY_SIZE(counted); i++)
+		t->d[counted[i]] += d[counted[i]];
+	return k;
+}
+
+/**
+ * top_avg_add() - add the interval from @p to @c to the run's sums.  A
+ * row is matched to its row in @p as top_compute() matches it, and
+ * continues that row's total; a row no longer read (an exited process,
+ * reaped) keeps what it added.
+ * Return: 0 or -ENOMEM.
+ */
+int top_avg_add(struct top_avg *a, const struct iowstat_snapshot *p,
+		const struct iowstat_snapshot *c)
+{
+	const struct owner_table *pt = &p->owners[a->kind];
+	const struct owner_table *ct = &c->owners[a->kind];
+	double wall = interval_wall(p, c, a->kind);
+	size_t i, *of = calloc(ct->n ? ct->n : 1, sizeof(*of));
+
+	if (!of)
+		return -ENOMEM;
+	a->intervals++;
+	for (i = 0; i < ct->n; i++) {
+		of[i] = add_row(a, pt, ct, &ct->row[i]);
+		if (of[i] == SIZE_MAX) {
+			free(of);
+			return -ENOMEM;
+		}
+	}
+	free(a->of);
+	a->of = of;
+	a->nof = ct->n;
+	a->wall += wall;
+	a->cpu_ns += wall * top_online_cpus(c);
+	return 0;
+}
+
+/**
+ * top_avg_view() - the Average: rows in @v: each total over the run's
+ * wall (and the online CPUs' time), sorted and limited as an interval's.
+ * @v's rows point into @a.  Return: 0 or -ENOMEM.
+ */
+int top_avg_view(const struct top_avg *a, struct top_view *v,
+		 unsigned int limit)
+{
+	struct owner_table kt = { .kind = a->kind };
+	struct top_row *out;
+	size_t i;
+
+	v->kind = a->kind;
+	v->n = 0;
+	if (view_room(v, a->n))
+		return -ENOMEM;
+	for (i = 0; i < a->n; i++) {
+		out = &v->rows[v->n++];
+		out->key = owner_key(&kt, &a->t[i].row);
+		out->row = &a->t[i].row;
+		figures(a->t[i].d, a->wall, a->cpu_ns, out);
+	}
+	sort_limit(v, limit);
+	return 0;
+}
+
+void top_avg_free(struct top_avg *a)
+{
+	free(a->t);
+	free(a->of);
+	a->t = NULL;
+	a->of = NULL;
+	a->n = 0;
+	a->cap = 0;
+	a->nof = 0;
 }
 
 /* comm_shown - a process may name itself anything: no control characters */

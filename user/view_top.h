@@ -29,10 +29,44 @@ struct top_view {
 	size_t n, cap;
 };
 
+/*
+ * struct top_total - one process's (cgroup's) iowait over the whole run:
+ * its rows from interval to interval, matched as an interval matches them
+ * @row:  its last row read (comm, cgroup, dev; exited)
+ * @d:    the counted columns' deltas, summed over the intervals
+ * @seen: the last interval that added to it
+ */
+struct top_total {
+	struct owner_row row;
+	uint64_t d[IOWPROBE_OCOL_NR];
+	unsigned int seen;
+};
+
+/*
+ * struct top_avg - the sums of the Average: block, pidstat's: every
+ * process (cgroup) that waited in any interval, exited ones included
+ * @of:     for each row of the last read, its total's index + 1 (0: none)
+ * @wall:   the intervals' wall ns, summed
+ * @cpu_ns: each interval's wall times its online CPUs, summed
+ */
+struct top_avg {
+	enum iowprobe_owner_kind kind;
+	struct top_total *t;
+	size_t n, cap;
+	size_t *of, nof;
+	double wall, cpu_ns;
+	unsigned int intervals;
+};
+
 int top_compute(struct top_view *v, const struct iowstat_snapshot *p,
 		const struct iowstat_snapshot *c, unsigned int limit);
 void top_free(struct top_view *v);
 unsigned int top_online_cpus(const struct iowstat_snapshot *s);
+int top_avg_add(struct top_avg *a, const struct iowstat_snapshot *p,
+		const struct iowstat_snapshot *c);
+int top_avg_view(const struct top_avg *a, struct top_view *v,
+		 unsigned int limit);
+void top_avg_free(struct top_avg *a);
 void top_print_block(FILE *f, const char *label, const struct top_view *v);
 
 #endif /* IOWSTAT_VIEW_TOP_H */

@@ -8,14 +8,21 @@
 # damaged rows, bad options); and --record through a fake debugfs and
 # cgroup tree.
 #
+# top3.rec, one interval more, gives the Average: block, also worked out
+# here, and a --top run recorded live (files changed between its samples)
+# replays the same block.
+#
 # usage: iowstat_top_test.py [path/to/iowstat]
 # Prints KTAP; exit 0 when every test passed, 1 otherwise.
 import csv
 import io
 import json
 import os
+import signal
+import subprocess
 import sys
 import tempfile
+import time
 
 # selftests/lib/ holds iowprobe.py, the one helper of every test
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(
@@ -39,9 +46,9 @@ WALL = 12 * G - 10 * G
 NCPUS = 2
 
 
-def fig(d_wait, d_blk, d_wa):
-    """%wait, %wa, %blk of one interval's deltas (ns)."""
-    return (100.0 * d_wait / WALL, 100.0 * d_wa / (WALL * NCPUS),
+def fig(d_wait, d_blk, d_wa, wall=WALL):
+    """%wait, %wa, %blk of deltas (ns) over wall ns."""
+    return (100.0 * d_wait / wall, 100.0 * d_wa / (wall * NCPUS),
             100.0 * d_blk / d_wait if d_wait else 0.0)
 
 
@@ -94,13 +101,29 @@ check = iow.check
 expect = iow.expect
 
 
-def procs_text(rows):
-    out = BANNER + "\n%-11s %7s %7s %7s %7s  %-8s %-16s %s\n" % (
-        LABEL, "PID", "%wait", "%wa", "%blk", "DEVICE", "COMMAND", "CGROUP")
+def procs_block(label, rows):
+    out = "\n%-11s %7s %7s %7s %7s  %-8s %-16s %s\n" % (
+        label, "PID", "%wait", "%wa", "%blk", "DEVICE", "COMMAND", "CGROUP")
     for pid, comm, cg, dev, (wait, wa, blk) in rows:
         out += "%-11s %7d %7.2f %7.2f %7.2f  %-8s %-16s %s\n" % (
-            LABEL, pid, wait, wa, blk, dev, comm, cg)
+            label, pid, wait, wa, blk, dev, comm, cg)
     return out
+
+
+def cgroups_block(label, rows):
+    out = "\n%-11s %7s %7s %7s  %-8s %s\n" % (
+        label, "%wait", "%wa", "%blk", "DEVICE", "CGROUP")
+    for cg, dev, (wait, wa, blk) in rows:
+        out += "%-11s %7.2f %7.2f %7.2f  %-8s %s\n" % (
+            label, wait, wa, blk, dev, cg)
+    return out
+
+
+def procs_text(rows):
+    """top.rec's one interval, then the Average: block: over one
+    interval, the same rows and figures"""
+    return (BANNER + procs_block(LABEL, rows) +
+            procs_block("Average:", rows))
 
 
 def read_rec(path=REC):
@@ -146,16 +169,22 @@ def limit_keeps_the_first_n():
 
 @test
 def cgroups_figures_by_hand():
-    out = BANNER + "\n%-11s %7s %7s %7s  %-8s %s\n" % (
-        LABEL, "%wait", "%wa", "%blk", "DEVICE", "CGROUP")
-    for cg, dev, (wait, wa, blk) in CGROUPS:
-        out += "%-11s %7.2f %7.2f %7.2f  %-8s %s\n" % (
-            LABEL, wait, wa, blk, dev, cg)
+    out = (BANNER + cgroups_block(LABEL, CGROUPS) +
+           cgroups_block("Average:", CGROUPS))
     expect(run("--replay", REC, "--top", "--cgroup"), 0, out=out)
 
 
 def near(a, b):
     return abs(a - b) < 0.006
+
+
+def json_rows_are(rows, want):
+    check(len(rows) == len(want), "rows: %r" % rows)
+    for r, (pid, comm, cg, dev, (wait, wa, blk)) in zip(rows, want):
+        check((r["pid"], r["command"], r["cgroup"], r["device"]) ==
+              (pid, comm, cg, dev), "row %r" % r)
+        check(near(r["wait"], wait) and near(r["wa"], wa) and
+              near(r["blk"], blk), "figures of %r" % r)
 
 
 @test
@@ -164,13 +193,7 @@ def json_carries_the_same_rows():
     expect(res, 0)
     st = json.loads(res.stdout)["sysstat"]["hosts"][0]["statistics"]
     check(len(st) == 1, "one interval: %r" % st)
-    rows = st[0]["top-procs"]
-    check(len(rows) == len(PROCS), "rows: %r" % rows)
-    for r, (pid, comm, cg, dev, (wait, wa, blk)) in zip(rows, PROCS):
-        check((r["pid"], r["command"], r["cgroup"], r["device"]) ==
-              (pid, comm, cg, dev), "row %r" % r)
-        check(near(r["wait"], wait) and near(r["wa"], wa) and
-              near(r["blk"], blk), "figures of %r" % r)
+    json_rows_are(st[0]["top-procs"], PROCS)
     res = run("--replay", REC, "--top=1", "--cgroup", "-o", "json")
     expect(res, 0)
     st = json.loads(res.stdout)["sysstat"]["hosts"][0]["statistics"]
@@ -209,6 +232,119 @@ def comm_with_a_comma_is_quoted_in_csv():
     expect(res, 0)
     rows = list(csv.DictReader(io.StringIO(res.stdout)))
     check(rows[1]["command"] == 'a,"b', "rows: %r" % rows)
+
+
+# --- the Average: block, over top3.rec's two intervals ---------------------
+
+REC3 = os.path.join(FIX, "top3.rec")
+# the second interval: now_ns from 12 s to 15 s
+WALL2 = 15 * G - 12 * G
+LABEL2 = "03:04:07"
+# its rows, most %wa first (400 and old700 were reaped: no row; 200 did
+# not change: not shown)
+PROCS2 = [
+    (300, "idle one", "/system.slice/a.service", "8:16",
+     fig(1.9 * G - 0.9 * G, 1.4 * G - 0.9 * G, 0.7 * G - 0.2 * G, WALL2)),
+    (600, "late", "/user.slice/b c", "sda",
+     fig(1.2 * G, 1.0 * G, 0.45 * G, WALL2)),
+    (100, "dd", "/system.slice/a.service", "sda",
+     fig(4.5 * G - 3 * G, 3 * G - 2 * G, 1.5 * G - 1.2 * G, WALL2)),
+    (500, "new", "-", "8:16",
+     fig(0.6 * G - 0.2 * G, 0, 0.25 * G - 0.1 * G, WALL2)),
+    (700, "new700", "/system.slice/a.service", "-",
+     fig(10 * G - 9.6 * G, 0, 0.35 * G - 0.3 * G, WALL2)),
+]
+# the whole run: each process's deltas of both intervals summed, over the
+# 5 s from the first read (10 s) to the last (15 s), on 2 CPUs.  400 and
+# old700 are in the first interval only: what they accrued there counts
+# over the whole 5 s; 200 waited in the first only but was still there.
+WALL_RUN = 15 * G - 10 * G
+AVERAGE = [
+    (100, "dd", "/system.slice/a.service", "sda",
+     fig((3 - 1) * G + (4.5 - 3) * G, (2 - 0.5) * G + (3 - 2) * G,
+         (1.2 - 0.4) * G + (1.5 - 1.2) * G, WALL_RUN)),
+    (200, "kworker x", "/user.slice/b c", "-",
+     fig(4.3 * G - 0.3 * G, 0, 0.9 * G - 0.1 * G, WALL_RUN)),
+    (300, "idle one", "/system.slice/a.service", "8:16",
+     fig(1.9 * G - 0.9 * G, 1.4 * G - 0.9 * G, 0.7 * G - 0.2 * G,
+         WALL_RUN)),
+    (600, "late", "/user.slice/b c", "sda",
+     fig(1.2 * G, 1.0 * G, 0.45 * G, WALL_RUN)),
+    (700, "new700", "/system.slice/a.service", "-",
+     fig(9.6 * G + 0.4 * G, 0, 0.3 * G + 0.05 * G, WALL_RUN)),
+    (500, "new", "-", "8:16",
+     fig(0.2 * G + 0.4 * G, 0.2 * G, 0.1 * G + 0.15 * G, WALL_RUN)),
+    (400, "gone", "/user.slice/b c", "sda",
+     fig(1.5 * G - 0.5 * G, 0.6 * G - 0.1 * G, 0.5 * G - 0.3 * G,
+         WALL_RUN)),
+    (700, "old700", "/system.slice/a.service", "-",
+     fig(9.4 * G - 9 * G, 0, 0.14 * G - 0.1 * G, WALL_RUN)),
+]
+# the cgroups: sums of both intervals (cgroup 1 never changed)
+CG_AVERAGE = [
+    ("/system.slice/a.service", "sda",
+     fig((22 - 10.9) * G + (24 - 22) * G, (2.9 - 1.4) * G + (3.9 - 2.9) * G,
+         (1.64 - 0.7) * G + (2.34 - 1.64) * G, WALL_RUN)),
+    ("/user.slice/b c", "sda",
+     fig((5.8 - 0.8) * G + (7 - 5.8) * G, (0.7 - 0.1) * G + (1.7 - 0.7) * G,
+         (1.1 - 0.4) * G + (1.55 - 1.1) * G, WALL_RUN)),
+    ("-", "8:16", fig(0.6 * G, 0.2 * G, 0.25 * G, WALL_RUN)),
+]
+
+
+@test
+def average_by_hand():
+    """both intervals, then Average: with the sums over the run's wall,
+    the processes of the first interval only included"""
+    check(AVERAGE[0][4] == fig(3.5 * G, 2.5 * G, 1.1 * G, 5 * G),
+          "the table's own arithmetic")
+    expect(run("--replay", REC3, "--top"), 0,
+           out=BANNER + procs_block(LABEL, PROCS) +
+           procs_block(LABEL2, PROCS2) + procs_block("Average:", AVERAGE))
+
+
+@test
+def average_limit_keeps_the_first_n():
+    expect(run("--replay", REC3, "--top=3"), 0,
+           out=BANNER + procs_block(LABEL, PROCS[:3]) +
+           procs_block(LABEL2, PROCS2[:3]) +
+           procs_block("Average:", AVERAGE[:3]))
+
+
+@test
+def average_cgroups_by_hand():
+    res = run("--replay", REC3, "--top", "--cgroup")
+    expect(res, 0)
+    check(res.stdout.endswith(cgroups_block("Average:", CG_AVERAGE)),
+          "Average: of the cgroups: %r" % res.stdout)
+
+
+@test
+def average_in_json_after_the_statistics():
+    res = run("--replay", REC3, "--top", "-o", "json")
+    expect(res, 0)
+    host = json.loads(res.stdout)["sysstat"]["hosts"][0]
+    check(len(host["statistics"]) == 2, "two intervals")
+    json_rows_are(host["statistics"][1]["top-procs"], PROCS2)
+    check(host["average"]["wall-ns"] == 5 * G, "wall: %r" % host["average"])
+    json_rows_are(host["average"]["top-procs"], AVERAGE)
+    res = run("--replay", REC3, "--top=1", "--cgroup", "-o", "json")
+    avg = json.loads(res.stdout)["sysstat"]["hosts"][0]["average"]
+    rows = avg["top-cgroups"]
+    check(len(rows) == 1 and rows[0]["cgroup-id"] == 11 and
+          near(rows[0]["wait"], CG_AVERAGE[0][2][0]) and
+          near(rows[0]["wa"], CG_AVERAGE[0][2][1]) and
+          near(rows[0]["blk"], CG_AVERAGE[0][2][2]), "cgroups: %r" % rows)
+
+
+@test
+def csv_has_no_average():
+    """as the CPU view's csv: the intervals' rows only"""
+    res = run("--replay", REC3, "--top", "-o", "csv")
+    expect(res, 0)
+    rows = list(csv.DictReader(io.StringIO(res.stdout)))
+    check(len(rows) == len(PROCS) + len(PROCS2), "rows: %r" % rows)
+    check("Average" not in res.stdout, "no Average row")
 
 
 # --- errors ----------------------------------------------------------------
@@ -331,10 +467,10 @@ def record_keeps_the_files_and_the_names():
     rec = os.path.join(TMP, "live.rec")
     live = run("--record", rec, "--top", "1", "1",
                env={"IOWSTAT_DEBUGFS": d, "IOWSTAT_CGROUPFS": cg})
-    # the files did not change: a header and no row
+    # the files did not change: a header and no row, twice
     expect(live, 0)
-    check(live.stdout.count("\n") == 3, "banner, blank, header: %r"
-          % live.stdout)
+    check(live.stdout.count("\n") == 5, "banner, blank, header, blank, "
+          "Average: header: %r" % live.stdout)
     text = read_rec(rec)
     check(sample_file(d + "/iowprobe/procs", 1, text) == procs,
           "procs recorded as read")
@@ -342,6 +478,64 @@ def record_keeps_the_files_and_the_names():
     check("cgroup %d /sys.slice/db.service\n" % ino in names,
           "names: %r" % names)
     expect(run("--replay", rec, "--top"), 0, out=live.stdout)
+
+
+def wait_for(path, text, proc):
+    """until path holds text (iowstat flushes each sample it records)"""
+    for _ in range(200):
+        if os.path.exists(path) and text in read_rec(path):
+            return
+        check(proc.poll() is None, "iowstat ended early")
+        time.sleep(0.05)
+    check(False, "no %r in %s" % (text, path))
+
+
+def put(d, name, body):
+    """replace a fake debugfs file at once, as a read sees the module's"""
+    tmp = os.path.join(d, "iowprobe", "." + name)
+    with open(tmp, "w") as f:
+        f.write(body)
+    os.rename(tmp, os.path.join(d, "iowprobe", name))
+
+
+@test
+def recorded_run_replays_the_same_average():
+    """a live --top run whose files change as top3.rec's between its
+    samples, ended by Ctrl-C: its Average: block has the figures worked
+    out above, and its replay prints the same block"""
+    text = read_rec(REC3)
+    files = ("cpus", "procs", "cgroups")
+    d = fake_debugfs({f: sample_file("/sys/kernel/debug/iowprobe/" + f, 0,
+                                     text) for f in files})
+    rec = os.path.join(TMP, "avg.rec")
+    e = dict(os.environ, TZ="UTC", IOWSTAT_DEBUGFS=d,
+             IOWSTAT_CGROUPFS=tempfile.mkdtemp(dir=TMP))
+    p = subprocess.Popen([IOWSTAT, "--record", rec, "--top", "1"], env=e,
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                         text=True)
+    try:
+        for n in (1, 2):
+            wait_for(rec, "@end %d\n" % (n - 1), p)
+            for f in files:
+                put(d, f, sample_file("/sys/kernel/debug/iowprobe/" + f, n,
+                                      text))
+        wait_for(rec, "@end 2\n", p)
+    finally:
+        p.send_signal(signal.SIGINT)
+        out, err = p.communicate(timeout=20)
+    check(p.returncode == 0, "exit %d: %r" % (p.returncode, err))
+    avg = out[out.index("\nAverage:"):]
+    # no names here: the cgroups are "-" and a disk is the host's or
+    # MAJ:MIN; COMMAND is the 16 columns from 54 (see procs_block)
+    got = [line.split()[1:5] + [line[54:70].rstrip()]
+           for line in avg.splitlines()[2:]]
+    want = [["%d" % pid, "%.2f" % w, "%.2f" % a, "%.2f" % b, comm]
+            for pid, comm, _, _, (w, a, b) in AVERAGE]
+    check(got == want, "live Average: %r, want %r" % (got, want))
+    again = run("--replay", rec, "--top")
+    expect(again, 0)
+    check(again.stdout[again.stdout.index("\nAverage:"):] == avg,
+          "replayed Average: %r" % again.stdout)
 
 
 sys.exit(iow.run_tap(TESTS, TMP))
