@@ -13,10 +13,15 @@
  * fixed point over all the records decides.
  */
 #include <errno.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cmd_tree.h"
+#include "procfs.h"
+#include "util.h"
 
 /* PID_MAX_LIMIT on 64-bit (include/linux/threads.h): no pid reaches it */
 #define PID_LIMIT	(4u * 1024 * 1024)
@@ -151,4 +156,155 @@ void tree_parts_finish(struct tree_parts *p)
 	if (p->have_iowait)
 		rest -= (int64_t)p->iowait_ns;
 	p->other_ns = rest;
+}
+
+/*
+ * The fields of struct tree_parts a recording keeps, by name: each one
+ * is written and read from here alone.  other_ns is not among them: it
+ * is what remains, worked out again by tree_parts_finish().
+ */
+enum tree_field_type { TF_BOOL, TF_UINT, TF_U64, TF_TEXT };
+
+struct tree_field {
+	const char *name;
+	size_t off;
+	enum tree_field_type type;
+};
+
+static const struct tree_field tree_fields[] = {
+	{ "have_tree", offsetof(struct tree_parts, have_tree), TF_BOOL },
+	{ "have_iowait", offsetof(struct tree_parts, have_iowait), TF_BOOL },
+	{ "processes", offsetof(struct tree_parts, processes), TF_UINT },
+	{ "threads", offsetof(struct tree_parts, threads), TF_UINT },
+	{ "thread_ns", offsetof(struct tree_parts, thread_ns), TF_U64 },
+	{ "user_ns", offsetof(struct tree_parts, user_ns), TF_U64 },
+	{ "sys_ns", offsetof(struct tree_parts, sys_ns), TF_U64 },
+	{ "tick_ns", offsetof(struct tree_parts, tick_ns), TF_U64 },
+	{ "runq_ns", offsetof(struct tree_parts, runq_ns), TF_U64 },
+	{ "blkio_ns", offsetof(struct tree_parts, blkio_ns), TF_U64 },
+	{ "iowait_ns", offsetof(struct tree_parts, iowait_ns), TF_U64 },
+	{ "iowait_blk_ns", offsetof(struct tree_parts, iowait_blk_ns), TF_U64 },
+	{ "wa_ns", offsetof(struct tree_parts, wa_ns), TF_U64 },
+	{ "left", offsetof(struct tree_parts, left), TF_UINT },
+	{ "lost", offsetof(struct tree_parts, lost), TF_BOOL },
+	{ "no_tree", offsetof(struct tree_parts, no_tree), TF_TEXT },
+	{ "no_iowait", offsetof(struct tree_parts, no_iowait), TF_TEXT },
+};
+
+/* text_field - a reason is one line: a newline in it (a path) would end it */
+static void text_field(FILE *f, const char *name, const char *s)
+{
+	if (!*s)
+		return;
+	fprintf(f, "%s ", name);
+	for (; *s; s++)
+		fputc(*s == '\n' ? '?' : *s, f);
+	fputc('\n', f);
+}
+
+/**
+ * tree_parts_format() - @p as the text of the recording's tree file, in
+ * *@buf (the caller frees it).  Return: 0 or -ENOMEM.
+ */
+int tree_parts_format(const struct tree_parts *p, char **buf, size_t *len)
+{
+	const struct tree_field *t;
+	FILE *f = open_memstream(buf, len);
+	const void *at;
+	size_t i;
+
+	if (!f)
+		return -ENOMEM;
+	for (i = 0; i < ARRAY_SIZE(tree_fields); i++) {
+		t = &tree_fields[i];
+		at = (const char *)p + t->off;
+		if (t->type == TF_BOOL)
+			fprintf(f, "%s %d\n", t->name, *(const bool *)at);
+		else if (t->type == TF_UINT)
+			fprintf(f, "%s %u\n", t->name,
+				*(const unsigned int *)at);
+		else if (t->type == TF_U64)
+			fprintf(f, "%s %" PRIu64 "\n", t->name,
+				*(const uint64_t *)at);
+		else
+			text_field(f, t->name, at);
+	}
+	return fclose(f) ? -ENOMEM : 0;
+}
+
+static const struct tree_field *tree_field(struct span name)
+{
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(tree_fields); i++)
+		if (span_eq(name, tree_fields[i].name))
+			return &tree_fields[i];
+	return NULL;
+}
+
+/* set_number - a number into field @t at @at */
+static const char *set_number(const struct tree_field *t, void *at,
+			      struct span v)
+{
+	uint64_t x;
+
+	if (parse_u64_span(v, &x))
+		return "bad number";
+	if (t->type == TF_BOOL) {
+		if (x > 1)
+			return "neither 0 nor 1";
+		*(bool *)at = x;
+	} else if (t->type == TF_UINT) {
+		if (x > UINT_MAX)
+			return "bad number";
+		*(unsigned int *)at = x;
+	} else {
+		*(uint64_t *)at = x;
+	}
+	return NULL;
+}
+
+/* parse_line - "NAME VALUE"; a name not known is of a newer iowstat */
+static const char *parse_line(struct span line, struct tree_parts *p)
+{
+	const struct tree_field *t;
+	struct span name;
+	char *at;
+
+	if (!span_next_token(&line, &name))
+		return "an empty line";
+	t = tree_field(name);
+	if (!t)
+		return NULL;
+	if (line.len < 2 || line.p[0] != ' ')
+		return "no value";
+	line.p++;
+	line.len--;
+	at = (char *)p + t->off;
+	if (t->type != TF_TEXT)
+		return set_number(t, at, line);
+	snprintf(at, TREE_WHY_MAX, "%.*s", (int)line.len, line.p);
+	return NULL;
+}
+
+/**
+ * tree_parts_parse() - a recording's tree file into @p, other_ns worked
+ * out again.  Return: 0 or -EINVAL with @pe.
+ */
+int tree_parts_parse(const char *buf, size_t len, struct tree_parts *p,
+		     struct parse_err *pe)
+{
+	struct span b = { buf, len }, line;
+	unsigned int n = 0;
+	const char *why;
+
+	memset(p, 0, sizeof(*p));
+	while (span_next_line(&b, &line)) {
+		n++;
+		why = parse_line(line, p);
+		if (why)
+			return parse_fail(pe, n, why);
+	}
+	tree_parts_finish(p);
+	return 0;
 }

@@ -8,6 +8,8 @@
 
 #include "taskstats.h"
 
+#define TREE_WHY_MAX	160
+
 /*
  * struct tree_parts - where the threads of CMD's tree spent their lives,
  * summed over every thread of CMD and its descendants that ended:
@@ -36,8 +38,17 @@ struct tree_parts {
 	int64_t other_ns;
 	unsigned int left;
 	bool lost;
-	char no_tree[160], no_iowait[160];
+	char no_tree[TREE_WHY_MAX], no_iowait[TREE_WHY_MAX];
 };
+
+/*
+ * The tree's parts in a recording: a file of its own in the last sample
+ * of a -- CMD run, "NAME VALUE" lines, so that an iowstat before it skips
+ * it as it skips any file it does not know
+ */
+#define TREE_PATH	"iowstat:tree"
+
+struct parse_err;
 
 /* struct cmd_tree - every exit record received while CMD ran */
 struct cmd_tree {
@@ -51,6 +62,9 @@ int tree_sum(const struct cmd_tree *t, uint32_t self, struct tree_parts *p);
 void tree_split_cpu(const struct thread_exit *e, uint64_t *user,
 		    uint64_t *sys);
 void tree_parts_finish(struct tree_parts *p);
+int tree_parts_format(const struct tree_parts *p, char **buf, size_t *len);
+int tree_parts_parse(const char *buf, size_t len, struct tree_parts *p,
+		     struct parse_err *pe);
 void tree_free(struct cmd_tree *t);
 
 #endif /* IOWSTAT_CMD_TREE_H */

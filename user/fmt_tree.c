@@ -11,7 +11,10 @@
 
 #define NS_PER_S	1e9
 
-/* tree_printed - a recording has no tree: its replay prints none */
+/*
+ * tree_printed - a recording without the tree file (an older iowstat's)
+ * has no tree: its replay prints none
+ */
 static bool tree_printed(const struct tree_parts *t)
 {
 	return t->have_tree || t->have_iowait || t->no_tree[0] ||

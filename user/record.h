@@ -19,7 +19,7 @@ struct cmd_result {
 	uint64_t wall_ns, user_us, sys_us;
 	uint64_t runq_ns;		/* waiting for a CPU (schedstat) */
 	bool have_runq;
-	struct tree_parts tree;		/* live only: not in a recording */
+	struct tree_parts tree;		/* recorded as TREE_PATH */
 };
 
 FILE *record_open(const char *path, const struct iowstat_meta *m);

@@ -12,9 +12,12 @@
  *   @cmd <exit status> <wall_ns> <user_us> <sys_us>   (-- CMD runs only)
  *
  * File contents are stored verbatim with their length, so nothing needs
- * escaping.  Replay reads the whole recording and checks every sample
- * before printing anything: a damaged recording gives one message with
- * the sample and line, never a wrong number.
+ * escaping.  What iowstat adds of its own is a file too (iowstat:names,
+ * and iowstat:tree in a -- CMD run's last sample), so that an older
+ * iowstat, which skips the files it does not know, still reads the rest.
+ * Replay reads the whole recording and checks every sample before
+ * printing anything: a damaged recording gives one message with the
+ * sample and line, never a wrong number.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -178,7 +181,10 @@ static int file_body(struct replay *r, struct span path, struct span len,
 	if (n >= r->cur.len || r->cur.p[n] != '\n')
 		return rp_fail(r, "%s: truncated (%" PRIu64 " bytes announced)",
 			       name, n);
-	err = sample_parse_file(name, r->cur.p, n, s, &pe);
+	if (strcmp(name, TREE_PATH) == 0)	/* the run's, not the sample's */
+		err = tree_parts_parse(r->cur.p, n, &r->cmd.tree, &pe);
+	else
+		err = sample_parse_file(name, r->cur.p, n, s, &pe);
 	if (err && err != -ENOENT) {	/* unknown files: a newer iowstat */
 		r->line += pe.line;
 		return rp_fail(r, "%s line %u: %s", name, pe.line, pe.why);

@@ -77,7 +77,8 @@ int source_next(struct source *src, struct iowstat_snapshot *s, bool wait)
 		return err;
 	if (!src->n)
 		src->t0 = s->mono_ns;
-	if (src->rec && record_sample(src->rec, src->n, &src->raw)) {
+	if (src->rec && !src->hold &&
+	    record_sample(src->rec, src->n, &src->raw)) {
 		err_msg("cannot write the recording: %s\n", strerror(EIO));
 		return -EIO;
 	}

@@ -275,6 +275,7 @@ static int supervise(struct cmd_run *c, unsigned int interval,
 	res->user_us = ru.ru_utime.tv_sec * 1000000ull + ru.ru_utime.tv_usec;
 	res->sys_us = ru.ru_stime.tv_sec * 1000000ull + ru.ru_stime.tv_usec;
 	res->valid = true;
+	c->src->hold = true;	/* recorded once the tree is known */
 	return step(c);		/* right after the end */
 }
 
@@ -416,6 +417,26 @@ static void tree_end(struct cmd_run *c, struct tree_parts *p)
 	tree_parts_finish(p);
 }
 
+/*
+ * record_end - the last sample, held back until now, with the tree's
+ * parts as a file of its own, then how CMD ended
+ */
+static int record_end(struct source *src, const struct cmd_result *res)
+{
+	size_t len;
+	char *buf;
+	int err;
+
+	err = tree_parts_format(&res->tree, &buf, &len);
+	if (!err)
+		err = raw_add(&src->raw, TREE_PATH, buf, len);
+	if (!err)
+		err = record_sample(src->rec, src->n - 1, &src->raw);
+	if (!err)
+		err = record_cmd(src->rec, res);
+	return err;
+}
+
 /* run_started - CMD is running: supervise it, then report */
 static int run_started(const struct env *env, const struct iowstat_meta *m,
 		       struct cmd_run *c, uint64_t t0)
@@ -427,7 +448,7 @@ static int run_started(const struct env *env, const struct iowstat_meta *m,
 	if (err)
 		return err;
 	tree_end(c, &res.tree);
-	if (c->src->rec && record_cmd(c->src->rec, &res))
+	if (c->src->rec && record_end(c->src, &res))
 		err_msg("cannot write the recording\n");
 	report(env, m, c, &res);
 	return res.status;

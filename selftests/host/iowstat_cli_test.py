@@ -417,18 +417,92 @@ def cmd_sigint_is_passed_on():
 
 @test
 def cmd_record_replays_summary():
+    """the replay prints the live summary, Tree rows and all (whatever
+    this host lets the tree measure: as root, taskstats' parts)"""
     d = fake_debugfs(good_cpus())
     rec = os.path.join(TMP, "cmd.rec")
-    res = run("--record", rec, "--", "true", env={"IOWSTAT_DEBUGFS": d})
+    res = run("--record", rec, "--", "sh", "-c", "sleep 0.1; true",
+              env={"IOWSTAT_DEBUGFS": d})
     expect(res, 0)
+    check(re.search(r"^Tree: +procs threads +thread-s ", res.stderr, re.M),
+          "live: Tree rows: %r" % res.stderr)
     again = run("--replay", rec)
     expect(again, 0)
-    # a recording keeps no tree: its replay prints the rest the same
-    live = [x for x in res.stderr.split("\n") if not x.startswith("Tree:")]
-    check(again.stderr == "\n".join(live).rstrip("\n") + "\n",
-          "same summary but the Tree rows")
-    check(re.search(r"^Tree: +missing: ", res.stderr, re.M),
-          "live: the Tree rows say what is missing")
+    check(again.stderr == res.stderr, "replay %r, live %r"
+          % (again.stderr, res.stderr))
+    res = run("--record", rec, "-o", "json", "--", "true",
+              env={"IOWSTAT_DEBUGFS": d})
+    expect(res, 0)
+    tree = json.loads(res.stdout)["sysstat"]["hosts"][0]["command"]["tree"]
+    again = json.loads(run("--replay", rec, "-o", "json").stdout)
+    check(again["sysstat"]["hosts"][0]["command"]["tree"] == tree,
+          "json tree %r" % tree)
+
+
+# A -- CMD recording by hand: basic.rec's first two samples, the tree's
+# file in the last (the parts of README.iowstat.md's example, in ns), then
+# how CMD ended
+TREE_FILE = ("have_tree 1\nhave_iowait 1\nprocesses 3\nthreads 4\n"
+             "thread_ns 4368000000\nuser_ns 323000000\nsys_ns 210000000\n"
+             "tick_ns 400000000\nruntime_of_a_newer_iowstat 7\n"
+             "runq_ns 48000000\nblkio_ns 0\niowait_ns 1479000000\n"
+             "iowait_blk_ns 1449000000\nwa_ns 1467000000\nleft 1\nlost 0\n")
+# other = 4.368 - 0.323 - 0.210 - 0.048 - 1.479 = 2.308 s; the % row of
+# 4.368 s: 7.39 (0.323), 4.81 (0.210), 1.10 (0.048), 33.86 (1.479),
+# 52.84 (2.308), 33.17 (1.449); "left 1": one line says so
+TREE_ROWS = (
+    "\nTree:       procs threads  thread-s     user      sys     runq"
+    "   iowait    other   iowblk       wa\n"
+    "Tree:           3       4     4.368    0.323    0.210    0.048"
+    "    1.479    2.308    1.449    1.467\n"
+    "Tree:                   %    100.00     7.39     4.81     1.10"
+    "    33.86    52.84    33.17\n"
+    "Tree:       1 processes of the tree still ran at the end: not "
+    "counted, moved back to iowstat's cgroup\n")
+
+
+def cmd_rec(tree=TREE_FILE):
+    text = open(REC).read()
+    text = text[:text.index("@sample 2 ")]
+    if tree is not None:
+        at = text.rindex("@end 1\n")
+        text = (text[:at] + "@file iowstat:tree %d\n%s\n" % (len(tree), tree)
+                + text[at:])
+    return damaged(lambda t: text + "@cmd 0 2307000000 323000 210000\n")
+
+
+@test
+def cmd_replay_tree_by_hand():
+    res = run("--replay", cmd_rec())
+    expect(res, 0)
+    check(res.stderr.endswith(TREE_ROWS), "Tree rows %r" % res.stderr)
+    tree = json.loads(run("--replay", cmd_rec(), "-o", "json").stdout)[
+        "sysstat"]["hosts"][0]["command"]["tree"]
+    check(tree["other-sleep-ns"] == 2308000000 and tree["threads"] == 4 and
+          tree["wa-ns"] == 1467000000 and tree["still-running"] == 1 and
+          not tree["complete"], "json tree %r" % tree)
+    rows = list(csv.DictReader(io.StringIO(
+        run("--replay", cmd_rec(), "-o", "csv").stdout)))
+    check(rows[0]["tree_other_ns"] == "2308000000" and
+          rows[0]["tree_iowait_blk_ns"] == "1449000000", "csv %r" % rows[0])
+
+
+@test
+def cmd_replay_of_an_older_recording():
+    """an older iowstat's recording has no tree file: the summary without
+    Tree rows, as that iowstat printed it"""
+    res = run("--replay", cmd_rec(None))
+    expect(res, 0)
+    check(res.stderr + TREE_ROWS == run("--replay", cmd_rec()).stderr,
+          "the summary, no Tree rows: %r" % res.stderr)
+
+
+@test
+def cmd_replay_damaged_tree():
+    path = cmd_rec(TREE_FILE.replace("threads 4", "threads 4x"))
+    line = open(path).read().split("\n").index("threads 4x") + 1
+    expect_bad(path, r"bad\.rec:%d: sample 1: iowstat:tree line 4: bad "
+               r"number" % line)
 
 
 sys.exit(iow.run_tap(TESTS, TMP))
