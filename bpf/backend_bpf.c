@@ -76,7 +76,8 @@ static uint64_t mono_ns(void)
 
 static int load_error(int err)
 {
-	if (err == -EPERM || err == -EACCES) {
+	/* root is refused by the verifier, with EACCES too */
+	if (err == -EPERM || (err == -EACCES && geteuid())) {
 		err_msg("--bpf: not permitted to load BPF programs (%s): run "
 			"as root, or with CAP_BPF and CAP_PERFMON\n",
 			strerror(-err));
@@ -108,11 +109,14 @@ static int attach_all(struct iowprobe_bpf *s)
 		{ s->progs.iow_cpuhp_enter,	&s->links.iow_cpuhp_enter },
 		{ s->progs.iow_switch,		&s->links.iow_switch },
 		{ s->progs.iow_rq_issue,	&s->links.iow_rq_issue },
+		{ s->progs.iow_rq_issue_task,	&s->links.iow_rq_issue_task },
 	};
 	unsigned int i;
 	int err;
 
 	for (i = 0; i < ARRAY_SIZE(order); i++) {
+		if (!bpf_program__autoload(order[i].prog))
+			continue;	/* the other variant of the same */
 		*order[i].link = bpf_program__attach(order[i].prog);
 		if (!*order[i].link) {
 			err = -errno;
@@ -230,13 +234,51 @@ out:
 	free(s);
 }
 
+/*
+ * preempt_count_seen() - whether this kernel's preempt count is a symbol a
+ * BPF program can find (CONFIG_KALLSYMS_ALL): __preempt_count, or pcpu_hot
+ * from 6.2 to 6.14
+ */
+static bool preempt_count_seen(void)
+{
+	char line[256], *name;
+	bool seen = false;
+	FILE *f = fopen("/proc/kallsyms", "re");
+
+	if (!f)
+		return false;
+	while (!seen && fgets(line, sizeof(line), f)) {
+		name = strrchr(line, ' ');
+		if (!name)
+			continue;
+		name++;
+		seen = !strcmp(name, "__preempt_count\n") ||
+		       !strcmp(name, "pcpu_hot\n");
+	}
+	fclose(f);
+	return seen;
+}
+
+/* owner_maps() - the maps of who waits, for owners_bpf.c */
+static void owner_maps(struct iowprobe_bpf *s)
+{
+	st.procs_fd = bpf_map__fd(s->maps.procs);
+	st.cgroups_fd = bpf_map__fd(s->maps.cgroups);
+	st.tasks_fd = bpf_map__fd(s->maps.tasks);
+	st.procs_max = bpf_map__max_entries(s->maps.procs);
+	st.cgroups_max = bpf_map__max_entries(s->maps.cgroups);
+}
+
 static int open_skel(void)
 {
+	bool irq_seen = preempt_count_seen();
 	int err;
 
 	st.skel = iowprobe_bpf__open();
 	if (!st.skel)
 		return load_error(-errno);
+	bpf_program__set_autoload(st.skel->progs.iow_rq_issue, irq_seen);
+	bpf_program__set_autoload(st.skel->progs.iow_rq_issue_task, !irq_seen);
 	st.skel->rodata->nr_cpus = st.ncpus;
 	err = bpf_map__set_max_entries(st.skel->maps.cpus, st.ncpus);
 	if (!err)
@@ -244,7 +286,10 @@ static int open_skel(void)
 	if (err)
 		return load_error(err);
 	err = iowprobe_bpf__load(st.skel);
-	return err ? load_error(err) : 0;
+	if (err)
+		return load_error(err);
+	owner_maps(st.skel);
+	return 0;
 }
 
 /* set_tick() - the length of /proc/stat's tick, USER_HZ */
@@ -568,9 +613,26 @@ int iowstat_bpf_attach(void)
 	return err;
 }
 
+static int bpf_read_owners(struct iowstat_backend *be,
+			   struct iowstat_snapshot *s, struct iowstat_raw *raw)
+{
+	(void)be;
+	return bpf_owners_read(&st, s, raw);
+}
+
+/* every state this iowstat reads has them: an older layout is refused */
+static int bpf_owners_check(struct iowstat_backend *be, int need)
+{
+	(void)be;
+	(void)need;
+	return 0;
+}
+
 struct iowstat_backend bpf_backend = {
 	.name	= "bpf",
 	.open	= bpf_open,
 	.read	= bpf_read,
 	.close	= bpf_close,
+	.read_owners	= bpf_read_owners,
+	.owners_check	= bpf_owners_check,
 };

@@ -26,6 +26,8 @@
  * @ncpus:     possible CPUs, the entries of the cpus map
  * @ns_per_tick: one USER_HZ tick of /proc/stat
  * @k_load:    per CPU, the kernel's view at attach; NULL: since boot
+ * @procs_fd, @cgroups_fd, @tasks_fd: the maps of who waits (owners_bpf.c)
+ * @procs_max, @cgroups_max: their entries
  */
 struct bpf_state {
 	struct iowprobe_bpf *skel;
@@ -35,6 +37,8 @@ struct bpf_state {
 	unsigned int ncpus;
 	uint64_t ns_per_tick;
 	struct iowprobe_bpf_kview *k_load;
+	int procs_fd, cgroups_fd, tasks_fd;
+	size_t procs_max, cgroups_max;
 };
 
 const char *bpf_pin_dir(void);
@@ -42,5 +46,10 @@ int bpf_pin_present(void);
 int bpf_pin_save(const struct bpf_state *st);
 int bpf_pin_open(struct bpf_state *st);
 void bpf_pin_close(struct bpf_state *st);
+
+struct iowstat_snapshot;
+struct iowstat_raw;
+int bpf_owners_read(const struct bpf_state *st, struct iowstat_snapshot *s,
+		    struct iowstat_raw *raw);
 
 #endif /* IOWSTAT_BACKEND_BPF_H */

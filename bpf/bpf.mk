@@ -55,8 +55,9 @@ BPF_CFLAGS := -g -O2 -target bpf -mcpu=v3 -D__TARGET_ARCH_$(BPF_ARCH) \
 	-I$(BPF_OUT) -I$(BPF_DIR)/../include -Wall -Wno-unused-function
 LIBBPF_CFLAGS := $(shell pkg-config --cflags libbpf)
 LIBBPF_LIBS := $(shell pkg-config --libs libbpf)
-BPF_HEADERS := $(BPF_DIR)/iowprobe_bpf.h $(wildcard $(BPF_DIR)/../include/*.h)
-BPF_USER_OBJS := $(BPF_DIR)/backend_bpf.o $(BPF_DIR)/bpf_pin.o
+BPF_HEADERS := $(wildcard $(BPF_DIR)/*.h) $(wildcard $(BPF_DIR)/../include/*.h)
+BPF_USER_OBJS := $(BPF_DIR)/backend_bpf.o $(BPF_DIR)/bpf_pin.o \
+	$(BPF_DIR)/owners_bpf.o
 
 IOWSTAT_OBJS += $(BPF_USER_OBJS)
 # -I.: the includer's folder (user/), whose headers the backend implements

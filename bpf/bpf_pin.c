@@ -39,6 +39,9 @@
 #define PIN_BSS		"bss"
 #define PIN_META	"meta"
 #define PIN_K_LOAD	"k_load"
+#define PIN_PROCS	"procs"
+#define PIN_CGROUPS	"cgroups"
+#define PIN_TASKS	"tasks"
 
 const char *bpf_pin_dir(void)
 {
@@ -204,6 +207,12 @@ int bpf_pin_save(const struct bpf_state *st)
 	if (!err)
 		err = pin_map(s->maps.k_load, PIN_K_LOAD);
 	if (!err)
+		err = pin_map(s->maps.procs, PIN_PROCS);
+	if (!err)
+		err = pin_map(s->maps.cgroups, PIN_CGROUPS);
+	if (!err)
+		err = pin_map(s->maps.tasks, PIN_TASKS);
+	if (!err)
 		err = pin_links(s->skeleton);
 	/* meta last: a reader that sees it finds everything else */
 	if (!err)
@@ -300,6 +309,28 @@ static int map_ro(const char *name, __u32 value_size, size_t len,
 	return (int)len;
 }
 
+/* open_owner_maps() - the maps of who waits, read and ended by owners_bpf.c */
+static int open_owner_maps(struct bpf_state *st)
+{
+	__u32 procs, cgroups;
+
+	st->procs_fd = open_map(PIN_PROCS, sizeof(struct iowprobe_bpf_owner),
+				&procs);
+	if (st->procs_fd < 0)
+		return st->procs_fd;
+	st->cgroups_fd = open_map(PIN_CGROUPS,
+				  sizeof(struct iowprobe_bpf_owner), &cgroups);
+	if (st->cgroups_fd < 0)
+		return st->cgroups_fd;
+	st->tasks_fd = open_map(PIN_TASKS, sizeof(struct iowprobe_bpf_task),
+				NULL);
+	if (st->tasks_fd < 0)
+		return st->tasks_fd;
+	st->procs_max = procs;
+	st->cgroups_max = cgroups;
+	return 0;
+}
+
 static int read_k_load(struct bpf_state *st)
 {
 	__u32 entries, i;
@@ -360,11 +391,18 @@ int bpf_pin_open(struct bpf_state *st)
 		return len;
 	st->bss = bss;
 	st->bss_len = len;
-	return read_k_load(st);
+	err = open_owner_maps(st);
+	return err ? err : read_k_load(st);
 }
 
 void bpf_pin_close(struct bpf_state *st)
 {
+	int *fd[] = { &st->procs_fd, &st->cgroups_fd, &st->tasks_fd };
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(fd); i++)
+		if (*fd[i] > 0)
+			close(*fd[i]);
 	if (st->cpus)
 		munmap((void *)st->cpus, st->cpus_len);
 	if (st->bss && st->bss_len)

@@ -307,6 +307,32 @@ static __always_inline void cc_add(struct iowprobe_cc *cc, __s64 delta,
 	cc_add_slow(cc, delta, now);
 }
 
+#include "owners.bpf.h"
+
+/*
+ * sc_add() - n += @delta and the idle bit to @idle (-1: kept) on share
+ * clock word @w at @now; a global function, its loop checked once
+ * Return: S at @now (the word's before the change), or NO_SHARE when
+ * every try lost its race.
+ */
+__noinline __u64 sc_add(__u64 *w, __s64 delta, int idle, __u64 now)
+{
+	__u64 old, new;
+	int i;
+
+	if (!w)
+		return IOWPROBE_BPF_NO_SHARE;
+	for (i = 0; i < IOWPROBE_CLOCK_TRIES; i++) {
+		old = READ_ONCE(*w);
+		if (iowprobe_sc_next(old, delta, idle, now, &new))
+			break;
+		if (__sync_val_compare_and_swap(w, old, new) == old)
+			return iowprobe_sc_value(old, now);
+	}
+	stat_inc(&stats.share_lost);
+	return IOWPROBE_BPF_NO_SHARE;
+}
+
 /*
  * seq_bump() - xchg, fully ordered: the reader sees seq change around
  * everything written between two bumps
@@ -369,6 +395,8 @@ static __always_inline void cpu_set_idle(struct iowprobe_bpf_cpu *c,
 	acct_follow(&c->iow, &c->all, &c->mirror, now, d, idle);
 	acct_follow(&c->loc, &c->all, &c->local, now, d, idle);
 	seq_bump(c);
+	/* an offline CPU books no time, idle or not */
+	sc_add(&c->share, 0, idle && c->all.online, now);
 }
 
 static __always_inline void acct_start(struct iowprobe_acct *a,
@@ -391,6 +419,7 @@ static __always_inline void cpu_init(struct iowprobe_bpf_cpu *c, __u64 now,
 	acct_start(&c->loc, &c->local, now, idle);
 	c->inited = 1;
 	seq_bump(c);
+	sc_add(&c->share, 0, idle, now);
 }
 
 /*
@@ -439,19 +468,23 @@ static __always_inline void unpark(struct iowprobe_bpf_cpu *c, __u32 slot)
 }
 
 /*
- * claim_task() - end the following of task @p
+ * claim_task() - end the following of task @p; its entry as it was, in @t,
+ * read before the entry can be reused
  * Return: its state before, or DEAD when it was not followed.
  */
-static __always_inline __u64 claim_task(__u64 p)
+static __always_inline __u64 claim_task(__u64 p, struct iowprobe_bpf_task *t)
 {
 	struct iowprobe_bpf_task *e = bpf_map_lookup_elem(&tasks, &p);
 	__u64 s;
 
+	t->state = IOWPROBE_BPF_DEAD;
 	if (!e)
 		return IOWPROBE_BPF_DEAD;
 	s = __sync_lock_test_and_set(&e->state, IOWPROBE_BPF_DEAD);
 	if (s == IOWPROBE_BPF_DEAD)
 		return s;
+	*t = *e;
+	t->state = s;
 	__sync_fetch_and_add(&followed, -1);
 	if (bpf_map_delete_elem(&tasks, &p))
 		stat_inc(&stats.map_busy);	/* a DEAD entry stays behind */
@@ -459,23 +492,33 @@ static __always_inline __u64 claim_task(__u64 p)
 }
 
 /*
- * release() - undo what a claimed task state @s added
+ * release_at() - undo what a claimed task @t added, and settle its sleep on
+ * its rows, at @now
  * @dec: the kernel decremented the sleep CPU's nr_iowait for it
  */
-static __always_inline void release(__u64 s, bool dec)
+static __always_inline void release_at(const struct iowprobe_bpf_task *t,
+				       bool dec, __u64 now)
 {
+	__u64 s = t->state, share = 0, v;
 	__u32 cpu = iowprobe_bpf_cpu_of(s);
 	struct iowprobe_bpf_cpu *c = cpu_state(cpu);
 
-	if (!c)
+	if (!c || s == IOWPROBE_BPF_DEAD)
 		return;
 	if (iowprobe_bpf_kind(s) == IOWPROBE_T_PENDING) {
 		unpark(c, iowprobe_bpf_slot(s));
+		owners_wake(t, now, 0);
 		return;
 	}
 	if (iowprobe_bpf_kind(s) != IOWPROBE_T_COUNTED)
 		return;
-	cc_add(&c->mirror, -1, bpf_ktime_get_ns());
+	cc_add(&c->mirror, -1, now);
+	if (t->share_snap != IOWPROBE_BPF_NO_SHARE) {
+		v = sc_add(&c->share, -1, -1, now);
+		if (v != IOWPROBE_BPF_NO_SHARE)
+			share = iowprobe_cc_since(v, t->share_snap);
+	}
+	owners_wake(t, now, share);
 	if (!dec)
 		return;
 	count(c, IOWPROBE_C_wakeups, 1);
@@ -488,6 +531,12 @@ static __always_inline void release(__u64 s, bool dec)
 		count(c, IOWPROBE_C_remote_dec_idle, 1);
 }
 
+static __always_inline void release(const struct iowprobe_bpf_task *t,
+				    bool dec)
+{
+	release_at(t, dec, bpf_ktime_get_ns());
+}
+
 /*
  * publish_task() - insert @t for @p; a stale entry is an anomaly
  *
@@ -497,15 +546,15 @@ static __always_inline void release(__u64 s, bool dec)
  */
 static __always_inline int publish_task(__u64 p, struct iowprobe_bpf_task *t)
 {
-	__u64 s;
+	struct iowprobe_bpf_task old;
 	int err;
 
 	err = bpf_map_update_elem(&tasks, &p, t, BPF_NOEXIST);
 	if (err == -EEXIST) {
-		s = claim_task(p);	/* a wakeup we never saw */
-		if (s != IOWPROBE_BPF_DEAD) {
-			anomaly(iowprobe_bpf_cpu_of(s));
-			release(s, false);
+		/* a wakeup we never saw */
+		if (claim_task(p, &old) != IOWPROBE_BPF_DEAD) {
+			anomaly(iowprobe_bpf_cpu_of(old.state));
+			release(&old, false);
 		}
 		err = bpf_map_update_elem(&tasks, &p, t, BPF_ANY);
 	}
@@ -514,23 +563,52 @@ static __always_inline int publish_task(__u64 p, struct iowprobe_bpf_task *t)
 	return err;
 }
 
+/*
+ * forget() - undo what owners_sleep() and the share clock took for @t,
+ * which could not be followed after all
+ */
+__noinline int forget(struct iowprobe_bpf_cpu *c,
+		      const struct iowprobe_bpf_task *t)
+{
+	struct iowprobe_bpf_owner_key k;
+	struct iowprobe_bpf_owner *o;
+
+	if (!c || !t)
+		return 0;
+	if (t->share_snap != IOWPROBE_BPF_NO_SHARE)
+		sc_add(&c->share, -1, -1, bpf_ktime_get_ns());
+	k = t->proc;
+	o = k.id ? bpf_map_lookup_elem(&procs, &k) : NULL;
+	if (o)
+		__sync_fetch_and_add(&o->asleep, -1);
+	k.id = t->cgroup;
+	k.start = 0;
+	o = k.id ? bpf_map_lookup_elem(&cgroups, &k) : NULL;
+	if (o)
+		__sync_fetch_and_add(&o->asleep, -1);
+	return 0;
+}
+
 /* follow() - @p leaves this CPU in iowait: count it now or park it */
 static __always_inline void follow(struct iowprobe_bpf_cpu *c, __u32 cpu,
-				   __u64 p, enum iowprobe_switch_verdict v,
-				   __u64 now)
+				   struct task_struct *p,
+				   enum iowprobe_switch_verdict v, __u64 now)
 {
 	struct iowprobe_bpf_task t;
 	int slot;
 
+	t.share_snap = IOWPROBE_BPF_NO_SHARE;
 	if (v == IOWPROBE_SW_PENDING) {
-		slot = park(c, p);
+		slot = park(c, (__u64)p);
 		if (slot < 0) {
 			stat_inc(&stats.pending_full);
 			return;
 		}
 		t.state = iowprobe_bpf_state(IOWPROBE_T_PENDING, cpu, slot);
-		if (publish_task(p, &t)) {
+		owners_sleep(&t, p, now);
+		if (publish_task((__u64)p, &t)) {
 			unpark(c, slot);
+			forget(c, &t);
 			stat_inc(&stats.tasks_full);
 			return;
 		}
@@ -539,12 +617,49 @@ static __always_inline void follow(struct iowprobe_bpf_cpu *c, __u32 cpu,
 	}
 	/* the count follows the entry: a wakeup cannot run before we end */
 	t.state = iowprobe_bpf_state(IOWPROBE_T_COUNTED, cpu, 0);
-	if (publish_task(p, &t)) {
+	t.share_snap = sc_add(&c->share, 1, -1, now);
+	owners_sleep(&t, p, now);
+	if (publish_task((__u64)p, &t)) {
+		forget(c, &t);
 		stat_inc(&stats.tasks_full);
 		return;
 	}
 	cc_add(&c->mirror, 1, now);
 	count(c, IOWPROBE_C_sleeps, 1);
+}
+
+/*
+ * reconcile_slot() - 6.12: count the parked sleeper of slot @i of @c if a
+ * pick has blocked it since; 1 if so
+ */
+__noinline int reconcile_slot(struct iowprobe_bpf_cpu *c, __u32 cpu, int i,
+			      __u64 now)
+{
+	struct iowprobe_bpf_task *e;
+	__u64 p, want, counted, snap;
+
+	if (!c || i < 0 || i >= IOWPROBE_BPF_PENDING ||
+	    !(READ_ONCE(c->pending_mask) & (1ULL << i)))
+		return 0;
+	p = READ_ONCE(c->pending[i]);
+	if (!p || task_on_rq_probed((struct task_struct *)p))
+		return 0;
+	e = bpf_map_lookup_elem(&tasks, &p);
+	if (!e)
+		return 0;
+	want = iowprobe_bpf_state(IOWPROBE_T_PENDING, cpu, i);
+	counted = iowprobe_bpf_state(IOWPROBE_T_COUNTED, cpu, 0);
+	/* noted before it is counted: a wakeup that claims it COUNTED finds it */
+	snap = sc_add(&c->share, 1, -1, now);
+	WRITE_ONCE(e->share_snap, snap);
+	if (__sync_val_compare_and_swap(&e->state, want, counted) != want) {
+		/* its wakeup claimed it first */
+		if (snap != IOWPROBE_BPF_NO_SHARE)
+			sc_add(&c->share, -1, -1, now);
+		return 0;
+	}
+	unpark(c, i);
+	return 1;
 }
 
 /*
@@ -555,29 +670,13 @@ static __always_inline void follow(struct iowprobe_bpf_cpu *c, __u32 cpu,
 __noinline int reconcile(struct iowprobe_bpf_cpu *c, __u32 cpu, __u64 now,
 			 int was_idle)
 {
-	struct iowprobe_bpf_task *e;
-	__u64 p, want, counted, n = 0;
+	__u64 n = 0;
 	int i;
 
 	if (!c)
 		return 0;
-	for (i = 0; i < IOWPROBE_BPF_PENDING; i++) {
-		if (!(READ_ONCE(c->pending_mask) & (1ULL << i)))
-			continue;
-		p = READ_ONCE(c->pending[i]);
-		if (!p || task_on_rq_probed((struct task_struct *)p))
-			continue;
-		e = bpf_map_lookup_elem(&tasks, &p);
-		if (!e)
-			continue;
-		want = iowprobe_bpf_state(IOWPROBE_T_PENDING, cpu, i);
-		counted = iowprobe_bpf_state(IOWPROBE_T_COUNTED, cpu, 0);
-		if (__sync_val_compare_and_swap(&e->state, want, counted) !=
-		    want)
-			continue;	/* its wakeup claimed it first */
-		unpark(c, i);
-		n++;
-	}
+	for (i = 0; i < IOWPROBE_BPF_PENDING; i++)
+		n += reconcile_slot(c, cpu, i, now);
 	if (!n)
 		return 0;
 	/* one clock update for all: they were all found at @now */
@@ -615,7 +714,7 @@ int BPF_PROG(iow_switch, bool preempt, struct task_struct *prev,
 	if (READ_ONCE(c->pending_mask))
 		reconcile(c, cpu, now, was_idle);
 	if (v != IOWPROBE_SW_NONE)
-		follow(c, cpu, (__u64)prev, v, now);
+		follow(c, cpu, prev, v, now);
 	if (was_idle != idle)
 		cpu_set_idle(c, now, idle);
 	return 0;
@@ -633,6 +732,7 @@ static __always_inline void cpu_set_online(struct iowprobe_bpf_cpu *c,
 	iowprobe_acct_set_online(&c->loc, now,
 				 acct_at(&c->loc, &c->local, now), online);
 	seq_bump(c);
+	sc_add(&c->share, 0, online && c->all.idle, now);
 }
 
 /*
@@ -689,6 +789,7 @@ static __always_inline void move(struct iowprobe_bpf_task *e, __u64 p,
 {
 	struct iowprobe_bpf_cpu *from = cpu_state(iowprobe_bpf_cpu_of(s));
 	struct iowprobe_bpf_cpu *to = cpu_state(dest);
+	struct iowprobe_bpf_task t;
 	__u64 moved;
 	int slot;
 
@@ -697,7 +798,8 @@ static __always_inline void move(struct iowprobe_bpf_task *e, __u64 p,
 	slot = park(to, p);
 	if (slot < 0) {		/* stop following: it would go uncounted */
 		stat_inc(&stats.pending_full);
-		release(claim_task(p), false);
+		claim_task(p, &t);
+		release(&t, false);
 		return;
 	}
 	moved = iowprobe_bpf_state(IOWPROBE_T_PENDING, dest, slot);
@@ -712,7 +814,7 @@ SEC("tp_btf/sched_migrate_task")
 int BPF_PROG(iow_migrate, struct task_struct *p, int dest_cpu)
 {
 	__u64 key = (__u64)p, s;
-	struct iowprobe_bpf_task *e;
+	struct iowprobe_bpf_task *e, t;
 	int waking;
 
 	if (!READ_ONCE(followed) || !task_in_iowait(p))
@@ -728,9 +830,10 @@ int BPF_PROG(iow_migrate, struct task_struct *p, int dest_cpu)
 	case IOWPROBE_W_DEC:
 	case IOWPROBE_W_DROP:
 		/* decide again on the state actually claimed */
-		s = claim_task(key);
-		release(s, iowprobe_migrate_action(waking, iowprobe_bpf_kind(s))
-			   == IOWPROBE_W_DEC);
+		s = claim_task(key, &t);
+		release(&t, iowprobe_migrate_action(waking,
+						    iowprobe_bpf_kind(s)) ==
+			    IOWPROBE_W_DEC);
 		break;
 	case IOWPROBE_W_MOVE:
 		move(e, key, s, dest_cpu);
@@ -745,31 +848,38 @@ int BPF_PROG(iow_migrate, struct task_struct *p, int dest_cpu)
 SEC("tp_btf/sched_wakeup")
 int BPF_PROG(iow_wakeup, struct task_struct *p)
 {
-	__u64 s;
+	struct iowprobe_bpf_task t;
+	__u64 s, now;
 
 	/* in_iowait is still set: the task restores it after the wakeup */
 	if (!READ_ONCE(followed) || !task_in_iowait(p))
 		return 0;
-	s = claim_task((__u64)p);
+	now = bpf_ktime_get_ns();	/* the wait ends here, not after ours */
+	s = claim_task((__u64)p, &t);
 	if (s != IOWPROBE_BPF_DEAD)
-		release(s, iowprobe_wakeup_action(iowprobe_bpf_kind(s)) ==
-			   IOWPROBE_W_DEC);
+		release_at(&t, iowprobe_wakeup_action(iowprobe_bpf_kind(s)) ==
+			       IOWPROBE_W_DEC, now);
 	return 0;
 }
 
-/* a followed task freed: a wakeup we never saw */
+/*
+ * a freed group leader ends its process's row; a followed task freed is a
+ * wakeup we never saw
+ */
 SEC("tp_btf/sched_process_free")
 int BPF_PROG(iow_free, struct task_struct *p)
 {
+	struct iowprobe_bpf_task t;
 	__u64 s;
 
+	owners_exited(p, bpf_ktime_get_ns());
 	if (!READ_ONCE(followed))
 		return 0;
-	s = claim_task((__u64)p);
+	s = claim_task((__u64)p, &t);
 	if (s == IOWPROBE_BPF_DEAD)
 		return 0;
 	anomaly(iowprobe_bpf_cpu_of(s));
-	release(s, false);
+	release(&t, false);
 	return 0;
 }
 
@@ -802,8 +912,8 @@ int iow_seed(struct bpf_iter__task *ctx)
 	struct task_struct *p = ctx->task;
 	struct iowprobe_bpf_task t;
 	struct iowprobe_bpf_cpu *c;
+	__u64 now;
 	__u32 cpu;
-	__u64 s;
 
 	if (!p || !task_in_iowait(p) || !seed_asleep(p))
 		return 0;
@@ -811,9 +921,14 @@ int iow_seed(struct bpf_iter__task *ctx)
 	c = cpu_state(cpu);
 	if (!c)
 		return 0;
-	cc_add(&c->mirror, 1, bpf_ktime_get_ns());
+	now = bpf_ktime_get_ns();
+	cc_add(&c->mirror, 1, now);
 	t.state = iowprobe_bpf_state(IOWPROBE_T_COUNTED, cpu, 0);
+	t.share_snap = sc_add(&c->share, 1, -1, now);
+	owners_sleep(&t, p, now);
 	if (publish_task((__u64)p, &t)) {
+		t.state = IOWPROBE_BPF_DEAD;
+		forget(c, &t);
 		cc_add(&c->mirror, -1, bpf_ktime_get_ns());
 		stat_inc(&stats.tasks_full);
 		return 0;
@@ -822,9 +937,8 @@ int iow_seed(struct bpf_iter__task *ctx)
 		stat_inc(&stats.seeded);
 		return 0;
 	}
-	s = claim_task((__u64)p);
-	if (s != IOWPROBE_BPF_DEAD) {
-		release(s, false);
+	if (claim_task((__u64)p, &t) != IOWPROBE_BPF_DEAD) {
+		release(&t, false);
 		stat_inc(&stats.seed_raced);
 	}
 	return 0;
@@ -835,6 +949,16 @@ static __always_inline __u32 rq_cpu(struct request *rq)
 	__u32 cpu = rq->mq_ctx->cpu;		/* blk_mq_rq_cpu() */
 
 	return cpu < nr_cpus ? cpu : bpf_get_smp_processor_id();
+}
+
+/* rq_dev() - the kernel dev_t of @rq's disk, disk_devt() */
+static __always_inline __u64 rq_dev(struct request *rq)
+{
+	struct gendisk *disk = rq->q->disk;
+
+	if (!disk)
+		return 0;
+	return (__u64)disk->major << 20 | disk->first_minor;
 }
 
 static __always_inline __u8 rq_op(struct request *rq)
@@ -877,7 +1001,8 @@ static __always_inline struct iowprobe_bpf_rqs *rq_bucket(__u64 id)
  * once by another request.
  */
 static __always_inline bool claim_rq(struct iowprobe_bpf_rqs *b, __u64 id,
-				     __u64 *info)
+				     __u64 *info,
+				     struct iowprobe_bpf_owner_key *owner)
 {
 	int i;
 
@@ -886,13 +1011,17 @@ static __always_inline bool claim_rq(struct iowprobe_bpf_rqs *b, __u64 id,
 		if (READ_ONCE(b->rq[i]) != id)
 			continue;
 		*info = READ_ONCE(b->info[i]);
+		owner->id = READ_ONCE(b->owner[i].id);
+		owner->start = READ_ONCE(b->owner[i].start);
 		return __sync_val_compare_and_swap(&b->rq[i], id, 0) == id;
 	}
 	return false;
 }
 
-/* rq_end() - the request of @info is no longer in flight */
-static __always_inline void rq_end(__u64 info, bool done)
+/* rq_end() - the request of @info, issued by @owner, is no longer in flight */
+static __always_inline void rq_end(__u64 info,
+				   const struct iowprobe_bpf_owner_key *owner,
+				   bool done)
 {
 	struct iowprobe_bpf_cpu *c = cpu_state(iowprobe_bpf_cpu_of(info));
 	__u64 now = bpf_ktime_get_ns();
@@ -901,6 +1030,7 @@ static __always_inline void rq_end(__u64 info, bool done)
 		return;
 	cc_add(&c->local, -1, now);
 	cc_add(&disk_clock, -1, now);
+	owner_rq(owner, 0, -1, now);
 	if (!done)
 		return;
 	count(c, IOWPROBE_C_rq_completed, 1);
@@ -922,8 +1052,10 @@ static __always_inline void rq_end(__u64 info, bool done)
  * request.
  */
 static __always_inline int publish_rq(struct iowprobe_bpf_rqs *b, __u64 id,
-				      __u64 info)
+				      __u64 info,
+				      const struct iowprobe_bpf_owner_key *owner)
 {
+	struct iowprobe_bpf_owner_key old_owner = { 0, 0 };
 	__u64 k, old = 0;
 	int i, slot = -1;
 	bool stale = false;
@@ -933,6 +1065,7 @@ static __always_inline int publish_rq(struct iowprobe_bpf_rqs *b, __u64 id,
 		k = READ_ONCE(b->rq[i]);
 		if (k == id) {
 			old = READ_ONCE(b->info[i]);
+			old_owner = b->owner[i];
 			k = __sync_val_compare_and_swap(&b->rq[i], id, 0);
 			stale |= k == id;
 			k = k == id ? 0 : k;
@@ -941,53 +1074,84 @@ static __always_inline int publish_rq(struct iowprobe_bpf_rqs *b, __u64 id,
 			continue;
 		if (__sync_val_compare_and_swap(&b->rq[i], 0, id) == 0) {
 			WRITE_ONCE(b->info[i], info);
+			b->owner[i] = *owner;
 			slot = i;
 		}
 	}
 	if (stale) {
 		stat_inc(&stats.rq_anomalies);
-		rq_end(old, false);
+		rq_end(old, &old_owner, false);
 	}
 	return slot >= 0 ? 0 : -1;
 }
 
-SEC("tp_btf/block_rq_issue")
-int BPF_PROG(iow_rq_issue, struct request *rq)
+/*
+ * rq_issue() - @rq is in flight; @irq_seen: this kernel's preempt count can
+ * be read, so a request issued from an interrupt is nobody's
+ */
+static __always_inline int rq_issue(struct request *rq, bool irq_seen)
 {
 	__u64 id = rq_id(rq);
 	struct iowprobe_bpf_rqs *b = rq_bucket(id);
 	__u32 cpu = rq_cpu(rq);
 	struct iowprobe_bpf_cpu *c = cpu_state(cpu);
+	struct iowprobe_bpf_owner_key owner;
 	__u64 info, now;
 
 	if (!b || !c)
 		return 0;
 	info = iowprobe_bpf_rq_info(cpu, rq_op(rq), rq->__data_len);
+	now = bpf_ktime_get_ns();
+	/* a process whose row is full owns none: its end finds none */
+	if (rq_owner(&owner, irq_seen) &&
+	    !owner_rq(&owner, rq_dev(rq), 1, now)) {
+		owner.id = 0;
+		owner.start = 0;
+	}
 	/* published first: its completion cannot come before we end */
-	if (publish_rq(b, id, info)) {
+	if (publish_rq(b, id, info, &owner)) {
+		owner_rq(&owner, 0, -1, now);
 		stat_inc(&stats.rqs_full);
 		return 0;
 	}
-	now = bpf_ktime_get_ns();
 	cc_add(&c->local, 1, now);
 	cc_add(&disk_clock, 1, now);
 	count(c, IOWPROBE_C_rq_issued, 1);
 	return 0;
 }
 
+/*
+ * iow_rq_issue, iow_rq_issue_task - one of the two is loaded: the first
+ * reads the preempt count, which needs its per-CPU symbol in kallsyms
+ * (CONFIG_KALLSYMS_ALL); without it, the second takes the current user
+ * task as the owner even in an interrupt, which issues rarely
+ */
+SEC("tp_btf/block_rq_issue")
+int BPF_PROG(iow_rq_issue, struct request *rq)
+{
+	return rq_issue(rq, true);
+}
+
+SEC("tp_btf/block_rq_issue")
+int BPF_PROG(iow_rq_issue_task, struct request *rq)
+{
+	return rq_issue(rq, false);
+}
+
 SEC("tp_btf/block_rq_complete")
 int BPF_PROG(iow_rq_complete, struct request *rq, int error,
 	     unsigned int nr_bytes)
 {
-	__u64 id, info;
+	struct iowprobe_bpf_owner_key owner;
 	struct iowprobe_bpf_rqs *b;
+	__u64 id, info;
 
 	if (nr_bytes < rq->__data_len)
 		return 0;	/* a partial completion: still in flight */
 	id = rq_id(rq);
 	b = rq_bucket(id);
-	if (b && claim_rq(b, id, &info))
-		rq_end(info, true);
+	if (b && claim_rq(b, id, &info, &owner))
+		rq_end(info, &owner, true);
 	return 0;
 }
 
@@ -997,8 +1161,9 @@ int BPF_PROG(iow_rq_requeue, struct request *rq)
 {
 	__u64 id = rq_id(rq), info;
 	struct iowprobe_bpf_rqs *b = rq_bucket(id);
+	struct iowprobe_bpf_owner_key owner;
 
-	if (b && claim_rq(b, id, &info))
-		rq_end(info, false);
+	if (b && claim_rq(b, id, &info, &owner))
+		rq_end(info, &owner, false);
 	return 0;
 }

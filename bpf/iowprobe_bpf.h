@@ -91,6 +91,69 @@ struct iowprobe_cc {
 	__s64 owed;
 };
 
+/*
+ * A share clock word: bit 63 set while its CPU is idle (and online), bits
+ * 62..46 the CPU's iowait sleepers counted in it (n), bits 45..0 the clock
+ * modulo 2^46 ns: S = the integral of idle * [n > 0] / n, each sleeper's
+ * share of the CPU's iowait.  Stored so that S at @now is the low bits
+ * plus @now / n while the clock runs (idle, n > 0), the low bits while it
+ * does not; every change (n += delta by any CPU, the idle bit by the
+ * owner) rebases the low bits at its own @now with the same division, so
+ * S loses less than a ns per change.  A sleeper notes S from the word it
+ * swapped in when it joins and takes the difference when it leaves.
+ */
+#define IOWPROBE_SC_IDLE	(~0ULL ^ (~0ULL >> 1))	/* bit 63 */
+#define IOWPROBE_SC_SHIFT	IOWPROBE_CC_SHIFT
+#define IOWPROBE_SC_MAX		((1ULL << (63 - IOWPROBE_SC_SHIFT)) - 1)
+
+static __always_inline __u64 iowprobe_sc_count(__u64 w)
+{
+	return (w & ~IOWPROBE_SC_IDLE) >> IOWPROBE_SC_SHIFT;
+}
+
+/* iowprobe_sc_value() - S at @now, modulo 2^46 */
+static __always_inline __u64 iowprobe_sc_value(__u64 w, __u64 now)
+{
+	__u64 n = iowprobe_sc_count(w), s = w & IOWPROBE_CC_MASK;
+
+	if (!(w & IOWPROBE_SC_IDLE) || !n)
+		return s;
+	return (s + now / n) & IOWPROBE_CC_MASK;
+}
+
+/*
+ * iowprobe_sc_next() - the word after n += @delta and the idle bit set to
+ * @idle (-1: kept) at @now
+ * Return: 0, or -1 when n would leave 0..IOWPROBE_SC_MAX.
+ */
+static __always_inline int iowprobe_sc_next(__u64 w, __s64 delta, int idle,
+					    __u64 now, __u64 *out)
+{
+	__u64 n = iowprobe_sc_count(w), v = iowprobe_sc_value(w, now);
+	__u64 bit = idle < 0 ? w & IOWPROBE_SC_IDLE :
+			       idle ? IOWPROBE_SC_IDLE : 0;
+
+	if ((delta < 0 && n < (__u64)-delta) ||
+	    (delta > 0 && (__u64)delta > IOWPROBE_SC_MAX - n))
+		return -1;
+	n += delta;
+	if (bit && n)
+		v = (v - now / n) & IOWPROBE_CC_MASK;
+	*out = bit | n << IOWPROBE_SC_SHIFT | v;
+	return 0;
+}
+
+/*
+ * iowprobe_cc_since() - clock value @v less an earlier value @snap; 0 for
+ * a @v behind @snap (an update stamped before, stored after, the snap)
+ */
+static __always_inline __u64 iowprobe_cc_since(__u64 v, __u64 snap)
+{
+	__u64 d = (v - snap) & IOWPROBE_CC_MASK;
+
+	return d > IOWPROBE_CC_MASK / 2 ? 0 : d;
+}
+
 /* 6.12: delayed iowait sleepers parked per CPU until found blocked */
 #define IOWPROBE_BPF_PENDING	16
 
@@ -109,6 +172,7 @@ struct iowprobe_cc {
  * @mirror:   count clock of this CPU's nr_iowait mirror
  * @local:    count clock of the requests submitted from this CPU in flight
  *            (the count of both: cc_count(w) + owed)
+ * @share:    share clock word of this CPU's iowait sleepers
  * @pending_mask, @pending: parked tasks (pointers), one bit per used slot
  * @counters: enum iowprobe_counter
  *
@@ -125,6 +189,7 @@ struct iowprobe_bpf_cpu {
 	__u64 going_down;
 	struct iowprobe_cc mirror __attribute__((aligned(64)));
 	struct iowprobe_cc local;
+	__u64 share;
 	__u64 pending_mask;
 	__u64 pending[IOWPROBE_BPF_PENDING];
 	__u64 counters[IOWPROBE_C_NR];
@@ -138,7 +203,7 @@ struct iowprobe_bpf_cpu {
  * IOWPROBE_BPF_LAYOUT with any change to the shape of a pinned map or of
  * the program's global data.
  */
-#define IOWPROBE_BPF_LAYOUT	2
+#define IOWPROBE_BPF_LAYOUT	3
 
 struct iowprobe_bpf_meta {
 	__u64 layout;
@@ -179,8 +244,65 @@ static __always_inline __u32 iowprobe_bpf_slot(__u64 s)
 	return (s >> 24) & 0xff;
 }
 
+/*
+ * struct iowprobe_bpf_owner_key - who a row of the procs or cgroups map
+ * is: a process by its tgid and its group leader's start_time (a reused
+ * pid is another process), a cgroup by its id (@start 0)
+ */
+struct iowprobe_bpf_owner_key {
+	__u64 id;
+	__u64 start;
+};
+
+/* devices a row remembers its wait on, to name the one it waited on most */
+#define IOWPROBE_BPF_OWNER_DEVS	4
+
+/*
+ * struct iowprobe_bpf_owner - a row of the procs or cgroups map; changed
+ * with atomic operations by any CPU
+ * @blk:      procs: count clock of its requests in flight
+ * @asleep:   its tasks followed asleep in iowait now
+ * @cgroup:   procs: the cgroup of its latest sleeper
+ * @t_exit:   procs: when its group leader was freed (0: live)
+ * @dev_last: procs: the disk of its latest request (kernel dev_t)
+ * @dev, @dev_ns: the disks it waited on with a request in flight, and
+ *            how long; a full set gives its least slot to a new disk
+ * @comm:     procs: its group leader's name
+ */
+struct iowprobe_bpf_owner {
+	struct iowprobe_cc blk;
+	__u64 sleeps;
+	__u64 wait_ns;
+	__u64 wait_blk_ns;
+	__u64 wa_ns;
+	__s64 asleep;
+	__u64 cgroup;
+	__u64 t_exit;
+	__u64 dev_last;
+	__u64 dev[IOWPROBE_BPF_OWNER_DEVS];
+	__u64 dev_ns[IOWPROBE_BPF_OWNER_DEVS];
+	char comm[16];
+};
+
+/* share_snap of a sleeper not in its CPU's share clock */
+#define IOWPROBE_BPF_NO_SHARE	(~0ULL)
+
+/*
+ * struct iowprobe_bpf_task - a followed task: its state word, and what it
+ * noted when it went to sleep, to settle on its rows when it wakes
+ * @t_sleep:    when it went to sleep
+ * @share_snap: its CPU's share clock when it was counted there
+ * @blk_snap:   its process row's in-flight clock at @t_sleep
+ * @proc:       its process row's key (id 0: none)
+ * @cgroup:     its cgroup row's id (0: none)
+ */
 struct iowprobe_bpf_task {
 	__u64 state;
+	__u64 t_sleep;
+	__u64 share_snap;
+	__u64 blk_snap;
+	struct iowprobe_bpf_owner_key proc;
+	__u64 cgroup;
 };
 
 /*
@@ -190,12 +312,14 @@ struct iowprobe_bpf_task {
  *        it ends the request
  * @info: the request's charged CPU (as in the state word), op and bytes,
  *        iowprobe_bpf_rq_info()
+ * @owner: the process that issued it (id 0: nobody's)
  */
 #define IOWPROBE_BPF_RQ_WAYS	8
 
 struct iowprobe_bpf_rqs {
 	__u64 rq[IOWPROBE_BPF_RQ_WAYS];
 	__u64 info[IOWPROBE_BPF_RQ_WAYS];
+	struct iowprobe_bpf_owner_key owner[IOWPROBE_BPF_RQ_WAYS];
 };
 
 static __always_inline __u64 iowprobe_bpf_rq_info(__u32 cpu, __u8 op,
@@ -226,6 +350,10 @@ static __always_inline __u32 iowprobe_bpf_rq_bytes(__u64 info)
  * @delayed_parked, @delayed_blocked, @late_block: as the module's status
  * @seeded:        tasks found asleep in iowait at attach, now followed
  * @seed_raced:    ... that woke while being seeded, so not followed
+ * @procs_full, @cgroups_full: sleeps or requests left without their row:
+ *                 the procs or cgroups map was full
+ * @share_lost:    sleepers left out of their CPU's share clock (lost every
+ *                 compare-and-swap race)
  */
 struct iowprobe_bpf_stats {
 	__u64 tasks_full;
@@ -239,6 +367,9 @@ struct iowprobe_bpf_stats {
 	__u64 late_block;
 	__u64 seeded;
 	__u64 seed_raced;
+	__u64 procs_full;
+	__u64 cgroups_full;
+	__u64 share_lost;
 };
 
 #endif /* IOWPROBE_BPF_H */

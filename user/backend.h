@@ -13,6 +13,12 @@ struct iowstat_raw;
  * @read:  fill @snap->cpu[] and @snap->nr_cpus, set HAVE_CPUS; when @raw
  *         is not NULL, add the text read to it for --record
  * @close: release everything; safe after a failed open
+ * @read_owners: after open: read the procs and cgroups files into @snap
+ *         and @raw, as @read does the cpus file; 0 or -errno (message
+ *         printed)
+ * @owners_check: after open: 0 when @read_owners can read them, else
+ *         -ENODATA, with a message naming the file of @need (the one
+ *         --top shows), none when @need is -1
  * @priv:  backend state
  */
 struct iowstat_backend {
@@ -21,6 +27,10 @@ struct iowstat_backend {
 	int (*read)(struct iowstat_backend *be, struct iowstat_snapshot *snap,
 		    struct iowstat_raw *raw);
 	void (*close)(struct iowstat_backend *be);
+	int (*read_owners)(struct iowstat_backend *be,
+			   struct iowstat_snapshot *snap,
+			   struct iowstat_raw *raw);
+	int (*owners_check)(struct iowstat_backend *be, int need);
 	void *priv;
 };
 

@@ -309,19 +309,22 @@ static int dbg_open(struct iowstat_backend *be)
 	return probe_read(be);
 }
 
-/**
- * debugfs_owners_check() - after open: whether the module has the procs
- * and cgroups files --top reads (iowprobe 0.2 and later).
- * Return: 0, or -ENODATA with a message naming @need, the one --top shows.
+/*
+ * dbg_owners_check() - after open: whether the module has the procs and
+ * cgroups files (iowprobe 0.2 and later); struct iowstat_backend's
+ * owners_check
  */
-int debugfs_owners_check(enum iowprobe_owner_kind need)
+static int dbg_owners_check(struct iowstat_backend *be, int need)
 {
 	static const char *const owner_file[] = IOWPROBE_OWNER_FILES;
 	unsigned int k;
 
+	(void)be;
 	for (k = 0; k < IOWPROBE_OWNER_KINDS; k++) {
 		if (access(dbg.owner[k], F_OK) == 0)
 			continue;
+		if (need < 0)
+			return -ENODATA;
 		err_msg("--top needs the %s file of iowprobe 0.2 or later: "
 			"%s is missing; update the module and reload it "
 			"(rmmod iowprobe; modprobe iowprobe)\n",
@@ -331,23 +334,12 @@ int debugfs_owners_check(enum iowprobe_owner_kind need)
 	return 0;
 }
 
-/* debugfs_has_owners() - after open: the module has procs and cgroups */
-bool debugfs_has_owners(void)
-{
-	unsigned int k;
-
-	for (k = 0; k < IOWPROBE_OWNER_KINDS; k++)
-		if (access(dbg.owner[k], F_OK))
-			return false;
-	return true;
-}
-
-/**
- * debugfs_read_owners() - read the procs and cgroups files into @s and
- * @raw; both, whichever --top shows, so that a recording has both views.
- * Return: 0 or -errno, with a message printed.
+/*
+ * dbg_read_owners() - read the procs and cgroups files into @s and @raw;
+ * both, whichever --top shows, so that a recording has both views
  */
-int debugfs_read_owners(struct iowstat_snapshot *s, struct iowstat_raw *raw)
+static int dbg_read_owners(struct iowstat_backend *be,
+			   struct iowstat_snapshot *s, struct iowstat_raw *raw)
 {
 	struct parse_err pe = { 0, NULL };
 	unsigned int k;
@@ -355,6 +347,7 @@ int debugfs_read_owners(struct iowstat_snapshot *s, struct iowstat_raw *raw)
 	char *buf;
 	int err;
 
+	(void)be;
 	for (k = 0; k < IOWPROBE_OWNER_KINDS; k++) {
 		err = read_whole_file(dbg.owner[k], &buf, &len);
 		if (err) {
@@ -385,4 +378,6 @@ struct iowstat_backend debugfs_backend = {
 	.open	= dbg_open,
 	.read	= dbg_read,
 	.close	= dbg_close,
+	.read_owners	= dbg_read_owners,
+	.owners_check	= dbg_owners_check,
 };

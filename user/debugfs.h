@@ -17,10 +17,4 @@ bool debugfs_module_present(void);
 int debugfs_parse_cpus(const char *buf, size_t len,
 		       struct iowstat_snapshot *s, struct parse_err *pe);
 
-struct iowstat_raw;
-
-int debugfs_owners_check(enum iowprobe_owner_kind need);
-bool debugfs_has_owners(void);
-int debugfs_read_owners(struct iowstat_snapshot *s, struct iowstat_raw *raw);
-
 #endif /* IOWSTAT_DEBUGFS_H */

@@ -81,18 +81,6 @@ static int open_replay(struct source *src, struct iowstat_meta *m,
 	return 0;
 }
 
-/* top_needs_module - --top reads the module's procs and cgroups files */
-static int top_needs_module(struct iowstat_backend *be)
-{
-	if (!env.top || be == &debugfs_backend)
-		return 0;
-	err_msg("--top needs the %s file of iowprobe 0.2 or later: the BPF "
-		"backend has no per-process figures yet; load the module "
-		"(modprobe iowprobe) and run iowstat --top without --bpf\n",
-		env.cgroup ? "cgroups" : "procs");
-	return -ENODATA;
-}
-
 static int open_live(struct source *src, struct iowstat_meta *m)
 {
 	int err;
@@ -100,21 +88,16 @@ static int open_live(struct source *src, struct iowstat_meta *m)
 	src->be = pick_backend();
 	if (!src->be)
 		return -EOPNOTSUPP;
-	err = top_needs_module(src->be);
-	if (err) {
-		src->be = NULL;		/* never opened: nothing to close */
-		return err;
-	}
 	err = src->be->open(src->be);
 	if (!err && env.top)
-		err = debugfs_owners_check(env.cgroup ? IOWPROBE_CGROUPS :
-						       IOWPROBE_PROCS);
+		err = src->be->owners_check(src->be, env.cgroup ?
+					    IOWPROBE_CGROUPS : IOWPROBE_PROCS);
 	if (err)
 		return err;
-	/* -o prom exports the cgroups too, where the module has them */
+	/* -o prom exports the cgroups too, where the backend has them */
 	src->owners = env.top ||
-		      (env.out == OUT_PROM && src->be == &debugfs_backend &&
-		       debugfs_has_owners());
+		      (env.out == OUT_PROM && !src->be->owners_check(src->be,
+								     -1));
 	sample_meta_init(m, env.interval);
 	if (env.record) {
 		src->rec = record_open(env.record, m);

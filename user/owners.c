@@ -264,3 +264,16 @@ const struct owner_row *owners_find(const struct owner_table *t,
 	}
 	return NULL;
 }
+
+/* owner_col_name() - column @col's name in the file's header */
+const char *owner_col_name(int col)
+{
+	return col >= 0 && col < IOWPROBE_OCOL_NR ? col_name[col] : "";
+}
+
+/* owner_col_in() - whether the @kind file has column @col */
+bool owner_col_in(enum iowprobe_owner_kind kind, int col)
+{
+	return kind < IOWPROBE_OWNER_KINDS && col >= 0 &&
+	       col < IOWPROBE_OCOL_NR && col_in[kind][col];
+}

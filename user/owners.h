@@ -46,5 +46,7 @@ void owners_free(struct owner_table *t);
 uint64_t owner_key(const struct owner_table *t, const struct owner_row *r);
 const struct owner_row *owners_find(const struct owner_table *t,
 				    uint64_t key, bool exited);
+const char *owner_col_name(int col);
+bool owner_col_in(enum iowprobe_owner_kind kind, int col);
 
 #endif /* IOWSTAT_OWNERS_H */

@@ -40,7 +40,7 @@ static int take_owners(struct source *src, struct iowstat_snapshot *s)
 	char *buf;
 	int err;
 
-	err = debugfs_read_owners(s, &src->raw);
+	err = src->be->read_owners(src->be, s, &src->raw);
 	if (err)
 		return err;
 	names_learn(s);

@@ -6,9 +6,11 @@ Each figure is checked against what the readers measure of themselves
 (wall time, their own CPU time and run delay, the instants of each of
 their reads), never against iowprobe's own output."""
 
+import contextlib
 import os
 import subprocess
 import sys
+import tempfile
 import time
 
 # selftests/lib/ holds iowprobe.py, the one helper of every test
@@ -194,6 +196,102 @@ def two_readers(k):
     subprocess.run(["modprobe", "-r", "null_blk"], check=False)
 
 
+@contextlib.contextmanager
+def bpf_attached():
+    """iowstat --bpf attach, pinned on a bpffs mounted for the test, beside
+    the module; yields the environment that points iowstat at it"""
+    with tempfile.TemporaryDirectory() as d:
+        fs = os.path.join(d, "bpffs")
+        os.mkdir(fs)
+        subprocess.run(["mount", "-t", "bpf", "bpf", fs], check=True)
+        env = dict(os.environ, IOWSTAT_BPF_PIN=os.path.join(fs, "iowprobe"))
+        try:
+            r = subprocess.run([iow.IOWSTAT, "--bpf", "attach"], env=env,
+                               capture_output=True, text=True)
+            if r.returncode:
+                raise RuntimeError(f"iowstat --bpf attach: "
+                                   f"{r.stderr.strip()}")
+            yield env
+        finally:
+            subprocess.run([iow.IOWSTAT, "--bpf", "detach"], env=env,
+                           capture_output=True)
+            subprocess.run(["umount", fs], check=False)
+
+
+def bpf_tables(env):
+    """The BPF backend's procs, cgroups and cpus now, as the two samples
+    of a one-interval --top --record: [{name: {key: row}}] * 2"""
+    with tempfile.TemporaryDirectory() as d:
+        rec = os.path.join(d, "rec")
+        r = subprocess.run([iow.IOWSTAT, "--bpf", "--top", "--record", rec,
+                            "-o", "json", "1", "1"], env=env,
+                           capture_output=True, text=True)
+        if r.returncode:
+            raise RuntimeError(f"iowstat --bpf --top: {r.stderr.strip()}")
+        samples = iow.read_recording(rec)["samples"]
+    key = {"procs": "pid", "cgroups": "cgroup", "cpus": "cpu"}
+    tables = []
+    for files in (s["files"] for s in samples):
+        t = {}
+        for name, col in key.items():
+            rows = iow.parse_table(files[f"bpf/iowprobe/{name}"], name)
+            t[name] = {(r[col] if col == "cpu" else int(r[col])): r
+                       for r in rows}
+        tables.append(t)
+    return tables
+
+
+def bpf_agrees(k):
+    """The BPF backend beside the module, on the two readers: each
+    process's and cgroup's figures agree within 1% of the window, and the
+    wa_ns of all processes add up to its own iowait_ns."""
+    dev = iow.nullb(SERVICE_NS, irqmode=2)
+    paths = [cgroup_make(f"iowprobe-bpf-{x}") for x in "ab"]
+    counts = (150, 50)
+    with bpf_attached() as env:
+        kids = [spawn_reader(dev, n, p) for n, (p, _) in
+                zip(counts, paths)]
+        ma, ca, ba = procs()[0], cgroups(), bpf_tables(env)[-1]
+        for p in kids:
+            p.stdin.write("go\n")
+            p.stdin.flush()
+        meas = [measured(p, n) for p, n in zip(kids, counts)]
+        mb, cb, bb = procs()[0], cgroups(), bpf_tables(env)[0]
+        for p in kids:
+            p.stdin.write("exit\n")
+            p.stdin.flush()
+            p.wait()
+    window = max(m["end"] for m in meas) - min(m["start"] for m in meas)
+    k.diag(f"bpf: the readers' window {window / 1e6:.1f} ms")
+    zero = dict.fromkeys(FIGURES, 0)
+
+    def agree(what, mod0, mod1, bpf0, bpf1):
+        for c in FIGURES:
+            want = mod1[c] - mod0.get(c, 0)
+            got = bpf1[c] - bpf0.get(c, 0)
+            bound = 1 if c == "sleeps" else 0.01 * window
+            k.diag(f"{what}: {c} bpf {got} module {want}")
+            k.result(abs(got - want) <= bound, f"bpf: {what}: {c} is the "
+                     "module's, within 1% of the window")
+
+    for p, (_, cgid) in zip(kids, paths):
+        agree(f"pid {p.pid}", ma.get(p.pid, zero), mb[p.pid],
+              ba["procs"].get(p.pid, zero), bb["procs"].get(p.pid, zero))
+        agree(f"cgroup {cgid}", ca.get(cgid, zero), cb[cgid],
+              ba["cgroups"].get(cgid, zero), bb["cgroups"].get(cgid, zero))
+    # every process's share, against every CPU's iowait: a row read after
+    # its exit is gone from the next read, with nothing more to add
+    wa = sum(r["wa_ns"] - ba["procs"].get(pid, zero)["wa_ns"]
+             for pid, r in bb["procs"].items())
+    iowait = (bb["cpus"]["all"]["iowait_ns"] -
+              ba["cpus"]["all"]["iowait_ns"])
+    k.within("bpf: wa_ns of all processes add up to its iowait_ns", wa,
+             iowait, rel=0.005)
+    for p, _ in paths:
+        os.rmdir(p)
+    subprocess.run(["modprobe", "-r", "null_blk"], check=False)
+
+
 def nullb_dev():
     with open("/sys/block/nullb0/dev") as f:
         return f.read().strip()
@@ -277,7 +375,7 @@ def main():
     k = iow.Ktap()
     mark = iow.dmesg_mark()
     loaded = iow.load_module()
-    for test in (two_readers, uring_pipe, overflow):
+    for test in (two_readers, bpf_agrees, uring_pipe, overflow):
         try:
             test(k)
         except Exception as e:  # a broken step fails, the rest still runs

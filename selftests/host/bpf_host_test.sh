@@ -9,7 +9,9 @@
 # Runs `iowstat --bpf -o json -- dd if=FILE of=/dev/null bs=4k iflag=direct`
 # on a small file on a real disk (/var/tmp, else /work: /tmp may be tmpfs,
 # which has no O_DIRECT) and checks the JSON summary: every CPU's busy +
-# idle is the wall time of the run within 0.5%, and the run booked iowait.
+# idle is the wall time of the run within 0.5%, and the run booked iowait;
+# then `iowstat --bpf --top -o json 1 2` during another such dd has a row
+# for dd that waited.
 # Prints KTAP and a Totals line.  Exit: 0 pass, 1 fail, 4 skip (not root,
 # iowstat built without BPF, BPF not permitted here: the reason is printed).
 
@@ -17,7 +19,7 @@ SELF_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 # shellcheck source-path=SCRIPTDIR/../lib source=lib.sh
 . "$SELF_DIR/../lib/lib.sh"
 IOWSTAT=${1:-$LIB_REPO/user/iowstat}
-PLAN=3
+PLAN=4
 FILE_MB=16
 WORK=
 
@@ -115,6 +117,33 @@ sys.exit(4 if idle < 0.01 * wall else 1)
 EOF
 }
 
+# check_top() - --bpf --top during dds: a dd row that waited; 0 or 1
+check_top() {
+	local dd_pid rc=0
+
+	# dd again and again, until iowstat has attached and sampled
+	(while :; do
+		dd if="$WORK/file" of=/dev/null bs=4k iflag=direct status=none
+	done) &
+	dd_pid=$!
+	"$IOWSTAT" --bpf --top -o json 1 2 > "$WORK/top" 2> "$WORK/err" ||
+		rc=$?
+	kill "$dd_pid"
+	wait "$dd_pid" 2> /dev/null
+	sed 's/^/# /' "$WORK/err"
+	[ "$rc" = 0 ] || return 1
+	python3 - "$WORK/top" <<'EOF'
+import json, sys
+
+host = json.load(open(sys.argv[1]))["sysstat"]["hosts"][0]
+rows = [r for s in host["statistics"] for r in s.get("top-procs", [])
+        if r["command"] == "dd"]
+for r in rows:
+    print(f"# dd: {r}")
+sys.exit(0 if any(r["wait"] > 0 for r in rows) else 1)
+EOF
+}
+
 main() {
 	local rc
 
@@ -130,6 +159,7 @@ main() {
 		ktap_fail "iowstat --bpf -o json -- dd iflag=direct: exit 0, JSON"
 		ktap_skip "busy + idle = wall" "no run"
 		ktap_skip "iowait booked" "no run"
+		ktap_skip "--top: a row for dd" "no run"
 		ktap_finished
 	fi
 	if check wall; then
@@ -144,6 +174,11 @@ main() {
 	4) ktap_skip "the run booked iowait" "no CPU was ever idle (machine saturated)" ;;
 	*) ktap_fail "the run booked iowait" ;;
 	esac
+	if check_top; then
+		ktap_ok "iowstat --bpf --top during a dd: a row for dd that waited"
+	else
+		ktap_fail "iowstat --bpf --top during a dd: a row for dd that waited"
+	fi
 	ktap_finished
 }
 

@@ -423,16 +423,6 @@ def err_options():
         expect(run(*args), 2, r"^iowstat: " + why)
 
 
-@test
-def err_bpf_has_no_procs():
-    res = run("--bpf", "--top")
-    if "built without BPF" in res.stderr:
-        expect(res, 2, r"--bpf: this iowstat was built without BPF")
-    else:
-        expect(res, 1, NEEDS + r"the BPF backend has no per-process "
-               r"figures yet; load the module")
-
-
 # --- live, through a fake debugfs ------------------------------------------
 
 def fake_debugfs(files):

@@ -1,0 +1,304 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * owners.bpf.h - who waits, in the BPF programs: iowait per process and
+ * per cgroup, as the module's owners.c keeps it (doc/design.md#who-waits)
+ *
+ * Included once, by iowprobe.bpf.c, after its helpers: the rows are the
+ * procs and cgroups maps (preallocated hashes), changed by any CPU with
+ * atomic operations.  A sleeper notes, in its tasks entry, when it went to
+ * sleep, its process's in-flight clock and its CPU's share clock; the one
+ * event that ends the entry settles on the rows with the differences.
+ * A request is a process's when one of its user tasks issued it, not an
+ * interrupt or a kernel thread (the module's rule).  iowstat reads the
+ * rows, adds the sleepers still asleep, and deletes a process's row once
+ * read after its exit, a cgroup's once the cgroup is gone.
+ */
+#ifndef IOWPROBE_OWNERS_BPF_H
+#define IOWPROBE_OWNERS_BPF_H
+
+#define PF_KTHREAD		0x00200000	/* include/linux/sched.h */
+#define IOWPROBE_PROCS		4096		/* the module's procs= */
+#define IOWPROBE_CGROUPS	1024		/* the module's cgroups= */
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);	/* preallocated */
+	__uint(max_entries, IOWPROBE_PROCS);
+	__type(key, struct iowprobe_bpf_owner_key);
+	__type(value, struct iowprobe_bpf_owner);
+} procs SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, IOWPROBE_CGROUPS);
+	__type(key, struct iowprobe_bpf_owner_key);
+	__type(value, struct iowprobe_bpf_owner);
+} cgroups SEC(".maps");
+
+/* a new row's first value: never written */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct iowprobe_bpf_owner);
+} owner_zero SEC(".maps");
+
+static __always_inline void proc_key(struct task_struct *p,
+				     struct iowprobe_bpf_owner_key *k)
+{
+	k->id = p->tgid;
+	k->start = p->group_leader->start_time;
+}
+
+/*
+ * The preempt count, for in_task(): x86 keeps it in the per-CPU int
+ * __preempt_count, in pcpu_hot from 6.2 to 6.14.  Both weak: whichever
+ * this kernel has is there.  On PREEMPT_RT a softirq served in a task
+ * shows in that task's softirq_disable_cnt instead, not read here.
+ */
+#define IOWPROBE_NOT_TASK	0x00ff0100	/* NMI | HARDIRQ | SOFTIRQ_OFFSET */
+
+extern const int __preempt_count __ksym __weak;
+
+struct pcpu_hot___iowprobe {
+	int preempt_count;
+} __attribute__((preserve_access_index));
+
+extern const struct pcpu_hot___iowprobe pcpu_hot __ksym __weak;
+
+static __always_inline bool in_interrupt_bpf(void)
+{
+	const struct pcpu_hot___iowprobe *hot;
+	const int *pc;
+
+	if (&pcpu_hot) {
+		hot = bpf_this_cpu_ptr(&pcpu_hot);
+		return hot->preempt_count & IOWPROBE_NOT_TASK;
+	}
+	if (&__preempt_count) {
+		pc = bpf_this_cpu_ptr(&__preempt_count);
+		return *pc & IOWPROBE_NOT_TASK;
+	}
+	return false;
+}
+
+/* task_cgroup_id() - @p's cgroup v2 id, as cgroup_id(task_dfl_cgroup()) */
+static __always_inline __u64 task_cgroup_id(struct task_struct *p)
+{
+	return BPF_CORE_READ(p, cgroups, dfl_cgrp, kn, id);
+}
+
+/* row_get() - the row of @k in @map, made if new; NULL when it is full */
+static __always_inline struct iowprobe_bpf_owner *
+row_get(void *map, const struct iowprobe_bpf_owner_key *k)
+{
+	struct iowprobe_bpf_owner *o = bpf_map_lookup_elem(map, k), *zero;
+	__u32 z = 0;
+
+	if (o)
+		return o;
+	zero = bpf_map_lookup_elem(&owner_zero, &z);
+	if (!zero)
+		return NULL;
+	bpf_map_update_elem(map, k, zero, BPF_NOEXIST);	/* or a racer's */
+	return bpf_map_lookup_elem(map, k);
+}
+
+struct owner_comm {
+	char c[16];
+};
+
+/*
+ * owners_note() - the sleeper of @t, whose process (named @comm) and
+ * cgroup @t names, sleeps from @t->t_sleep on: take their rows (a kind
+ * without one is left out of @t) and note the process's in-flight clock.
+ * Global functions here and below: the verifier checks each once, not at
+ * every caller.
+ */
+__noinline int owners_note(struct iowprobe_bpf_task *t,
+			   const struct owner_comm *comm)
+{
+	struct iowprobe_bpf_owner_key k;
+	struct iowprobe_bpf_owner *o;
+
+	if (!t || !comm)
+		return 0;
+	t->blk_snap = 0;
+	k = t->proc;
+	o = row_get(&procs, &k);
+	if (o) {
+		/* exec renames a process, and it may change cgroups */
+		__builtin_memcpy(o->comm, comm->c, sizeof(o->comm));
+		WRITE_ONCE(o->cgroup, t->cgroup);
+		__sync_fetch_and_add(&o->asleep, 1);
+		t->blk_snap = iowprobe_cc_value(READ_ONCE(o->blk.w),
+						t->t_sleep);
+	} else {
+		t->proc.id = 0;
+		stat_inc(&stats.procs_full);
+	}
+	k.id = t->cgroup;
+	k.start = 0;
+	o = row_get(&cgroups, &k);
+	if (o) {
+		__sync_fetch_and_add(&o->asleep, 1);
+	} else {
+		t->cgroup = 0;
+		stat_inc(&stats.cgroups_full);
+	}
+	return 0;
+}
+
+/*
+ * owners_sleep() - @p, followed by @t, sleeps from @now on: note its
+ * process's and its cgroup's rows, and the process's in-flight clock
+ */
+static __always_inline void owners_sleep(struct iowprobe_bpf_task *t,
+					 struct task_struct *p, __u64 now)
+{
+	struct owner_comm comm;
+
+	t->t_sleep = now;
+	t->cgroup = task_cgroup_id(p);
+	proc_key(p, &t->proc);
+	bpf_probe_read_kernel(comm.c, sizeof(comm.c), p->group_leader->comm);
+	owners_note(t, &comm);
+}
+
+/*
+ * book_dev() - @ns of wait with a request in flight, on disk @dev; a row
+ * whose slots are all taken gives the least waited-on one to @dev (a race
+ * of two such can lose a few ns of one disk: a name, not a sum)
+ */
+static __always_inline void book_dev(struct iowprobe_bpf_owner *o, __u64 dev,
+				     __u64 ns)
+{
+	__u64 d;
+	int i, least = 0;
+
+	if (!ns || !dev)
+		return;
+#pragma unroll
+	for (i = 0; i < IOWPROBE_BPF_OWNER_DEVS; i++) {
+		d = READ_ONCE(o->dev[i]);
+		if (!d)
+			d = __sync_val_compare_and_swap(&o->dev[i], 0, dev);
+		if (!d || d == dev) {
+			__sync_fetch_and_add(&o->dev_ns[i], ns);
+			return;
+		}
+		if (READ_ONCE(o->dev_ns[i]) < READ_ONCE(o->dev_ns[least]))
+			least = i;
+	}
+	least &= IOWPROBE_BPF_OWNER_DEVS - 1;
+	WRITE_ONCE(o->dev[least], dev);
+	WRITE_ONCE(o->dev_ns[least], ns);
+}
+
+/* book() - one sleep of @t, ended at @now, on row @o */
+static __always_inline void book(struct iowprobe_bpf_owner *o,
+				 const struct iowprobe_bpf_task *t, __u64 now,
+				 __u64 share, __u64 blk, __u64 dev)
+{
+	__sync_fetch_and_add(&o->asleep, -1);
+	__sync_fetch_and_add(&o->sleeps, 1);
+	__sync_fetch_and_add(&o->wait_ns, iowprobe_since(now, t->t_sleep));
+	if (blk)
+		__sync_fetch_and_add(&o->wait_blk_ns, blk);
+	if (share)
+		__sync_fetch_and_add(&o->wa_ns, share);
+	book_dev(o, dev, blk);
+}
+
+/*
+ * owners_wake() - the sleeper noted in @t woke at @now, having earned
+ * @share of its CPU's iowait: settle on its rows
+ */
+__noinline int owners_wake(const struct iowprobe_bpf_task *t, __u64 now,
+			   __u64 share)
+{
+	struct iowprobe_bpf_owner_key k;
+	struct iowprobe_bpf_owner *o;
+	__u64 blk = 0, dev = 0, v;
+
+	if (!t)
+		return 0;
+	if (t->proc.id) {
+		k = t->proc;	/* a key from the stack: 6.1 wants it so */
+		o = bpf_map_lookup_elem(&procs, &k);
+		if (o) {
+			v = iowprobe_cc_value(READ_ONCE(o->blk.w), now);
+			blk = iowprobe_cc_since(v, t->blk_snap);
+			dev = READ_ONCE(o->dev_last);
+			book(o, t, now, share, blk, dev);
+		}
+	}
+	if (!t->cgroup)
+		return 0;
+	k.id = t->cgroup;
+	k.start = 0;
+	o = bpf_map_lookup_elem(&cgroups, &k);
+	if (o)
+		book(o, t, now, share, blk, dev);
+	return 0;
+}
+
+/*
+ * rq_owner() - the process of the current task, when a user task issues
+ * the request (not a kernel thread, which issues for others, nor an
+ * interrupt, when @irq_seen); false with @k cleared when nobody's
+ */
+static __always_inline bool rq_owner(struct iowprobe_bpf_owner_key *k,
+				     bool irq_seen)
+{
+	struct task_struct *p = bpf_get_current_task_btf();
+
+	k->id = 0;
+	k->start = 0;
+	if (p->flags & PF_KTHREAD || (irq_seen && in_interrupt_bpf()))
+		return false;
+	proc_key(p, k);
+	return true;
+}
+
+/*
+ * owner_rq() - @delta requests of the process @k on disk @dev, at @now
+ * Return: 1 when the process has its row, else 0.
+ */
+__noinline int owner_rq(const struct iowprobe_bpf_owner_key *k, __u64 dev,
+			int delta, __u64 now)
+{
+	struct iowprobe_bpf_owner_key key;
+	struct iowprobe_bpf_owner *o;
+
+	if (!k || !k->id)
+		return 0;
+	key = *k;
+	o = delta > 0 ? row_get(&procs, &key) :
+			bpf_map_lookup_elem(&procs, &key);
+	if (!o) {
+		if (delta > 0)
+			stat_inc(&stats.procs_full);
+		return 0;
+	}
+	if (delta > 0 && dev)
+		WRITE_ONCE(o->dev_last, dev);
+	cc_add(&o->blk, delta, now);
+	return 1;
+}
+
+/* owners_exited() - @p is freed; if it led its group, that ended at @now */
+static __always_inline void owners_exited(struct task_struct *p, __u64 now)
+{
+	struct iowprobe_bpf_owner_key k;
+	struct iowprobe_bpf_owner *o;
+
+	if (p->pid != p->tgid)
+		return;
+	k.id = p->tgid;
+	k.start = p->start_time;
+	o = bpf_map_lookup_elem(&procs, &k);
+	if (o)
+		__sync_val_compare_and_swap(&o->t_exit, 0, now ? now : 1);
+}
+
+#endif /* IOWPROBE_OWNERS_BPF_H */

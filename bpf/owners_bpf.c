@@ -1,0 +1,351 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * owners_bpf.c - the BPF backend's procs and cgroups files: the rows of the
+ * procs and cgroups maps, with what the sleepers still asleep have earned
+ * so far added from the tasks map, rendered as the module prints its
+ * files, so that --top, -o prom, --record and --replay take one path.
+ *
+ * The programs only add to a row; this reader ends them, as the module's
+ * reaper does: a process's row once it has been read after its exit, a
+ * cgroup's once the cgroup is gone.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/vfs.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <bpf/bpf.h>
+
+#include "backend_bpf.h"
+#include "owners.h"
+#include "sample.h"
+#include "util.h"
+
+#define CGROUP2_SUPER_MAGIC	0x63677270	/* include/uapi/linux/magic.h */
+#define FILEID_KERNFS		0xfe		/* include/linux/exportfs.h */
+#define CGROUP_ROOT		"/sys/fs/cgroup"
+#define RAW_DIR			"bpf/iowprobe/"	/* replay: any path ending so */
+
+/*
+ * struct row - one row as read, and what its sleepers still asleep add
+ * @gone: end it after this read
+ */
+struct row {
+	struct iowprobe_bpf_owner_key key;
+	struct iowprobe_bpf_owner o;
+	uint64_t wait_ns, wait_blk_ns, wa_ns;
+	bool gone;
+};
+
+struct rows {
+	struct row *r;
+	size_t n;
+};
+
+static uint64_t mono_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + ts.tv_nsec;
+}
+
+static struct row *rows_find(struct rows *t, uint64_t id, uint64_t start)
+{
+	size_t i;
+
+	for (i = 0; i < t->n; i++)
+		if (t->r[i].key.id == id && t->r[i].key.start == start)
+			return &t->r[i];
+	return NULL;
+}
+
+/* rows_load() - every row of the map @fd (at most @max) */
+static int rows_load(int fd, size_t max, struct rows *t)
+{
+	struct iowprobe_bpf_owner_key k, next;
+	void *prev = NULL;
+
+	t->n = 0;
+	t->r = calloc(max ? max : 1, sizeof(*t->r));
+	if (!t->r)
+		return -ENOMEM;
+	while (t->n < max && !bpf_map_get_next_key(fd, prev, &next)) {
+		k = next;
+		prev = &k;
+		/* a deletion meanwhile restarts the walk: no row twice */
+		if (rows_find(t, k.id, k.start) ||
+		    bpf_map_lookup_elem(fd, &k, &t->r[t->n].o))
+			continue;
+		t->r[t->n++].key = k;
+	}
+	return 0;
+}
+
+static uint64_t load_u64(const __u64 *p)
+{
+	return __atomic_load_n(p, __ATOMIC_RELAXED);
+}
+
+/*
+ * share_so_far() - what the sleeper @t, counted on its CPU, has earned of
+ * that CPU's iowait up to @now
+ */
+static uint64_t share_so_far(const struct bpf_state *st,
+			     const struct iowprobe_bpf_task *t, uint64_t now)
+{
+	uint32_t cpu = iowprobe_bpf_cpu_of(t->state);
+	uint64_t s;
+
+	if (iowprobe_bpf_kind(t->state) != IOWPROBE_T_COUNTED ||
+	    t->share_snap == IOWPROBE_BPF_NO_SHARE || cpu >= st->ncpus)
+		return 0;
+	s = iowprobe_sc_value(load_u64(&st->cpus[cpu].share), now);
+	return iowprobe_cc_since(s, t->share_snap);
+}
+
+/* add_asleep() - the sleeper @t's part so far, on its rows */
+static void add_asleep(const struct bpf_state *st, struct rows *rows,
+		       const struct iowprobe_bpf_task *t, uint64_t now)
+{
+	uint64_t wait = now > t->t_sleep ? now - t->t_sleep : 0;
+	uint64_t share = share_so_far(st, t, now), blk = 0;
+	struct row *p = NULL, *c = NULL;
+
+	if (t->proc.id)
+		p = rows_find(&rows[IOWPROBE_PROCS], t->proc.id,
+			      t->proc.start);
+	if (p)
+		blk = iowprobe_cc_since(iowprobe_cc_value(p->o.blk.w, now),
+					t->blk_snap);
+	if (t->cgroup)
+		c = rows_find(&rows[IOWPROBE_CGROUPS], t->cgroup, 0);
+	if (p) {
+		p->wait_ns += wait;
+		p->wait_blk_ns += blk;
+		p->wa_ns += share;
+	}
+	if (c) {
+		c->wait_ns += wait;
+		c->wait_blk_ns += blk;
+		c->wa_ns += share;
+	}
+}
+
+/* asleep_all() - add every followed sleeper's part so far */
+static void asleep_all(const struct bpf_state *st, struct rows *rows,
+		       uint64_t now)
+{
+	struct iowprobe_bpf_task t;
+	__u64 k, next, *prev = NULL;
+
+	while (!bpf_map_get_next_key(st->tasks_fd, prev, &next)) {
+		k = next;
+		prev = &k;
+		if (bpf_map_lookup_elem(st->tasks_fd, &k, &t) ||
+		    t.state == IOWPROBE_BPF_DEAD)
+			continue;
+		add_asleep(st, rows, &t, now);
+	}
+}
+
+/* top_dev() - the disk the row waited on most, 0 when none */
+static uint64_t top_dev(const struct iowprobe_bpf_owner *o)
+{
+	int i, top = 0;
+
+	for (i = 1; i < IOWPROBE_BPF_OWNER_DEVS; i++)
+		if (o->dev_ns[i] > o->dev_ns[top])
+			top = i;
+	return o->dev_ns[top] ? o->dev[top] : 0;
+}
+
+/* comm_print() - as the module shows a name: control characters as '?' */
+static void comm_print(FILE *f, const char *comm)
+{
+	unsigned char c;
+	int i;
+
+	for (i = 0; i < 15 && comm[i]; i++) {
+		c = comm[i];
+		fputc(c < ' ' || c == 0x7f ? '?' : c, f);
+	}
+	if (!i)
+		fputc('-', f);
+}
+
+static void row_print(FILE *f, enum iowprobe_owner_kind k,
+		      const struct row *r, uint64_t now)
+{
+	uint64_t v[IOWPROBE_OCOL_NR] = { 0 }, dev = top_dev(&r->o);
+	const char *sep = "";
+	int i;
+
+	v[IOWPROBE_OCOL_pid] = r->key.id;
+	v[IOWPROBE_OCOL_cgroup] = k == IOWPROBE_PROCS ? r->o.cgroup : r->key.id;
+	v[IOWPROBE_OCOL_sleeps] = r->o.sleeps;
+	v[IOWPROBE_OCOL_wait_ns] = r->o.wait_ns + r->wait_ns;
+	v[IOWPROBE_OCOL_wait_blk_ns] = r->o.wait_blk_ns + r->wait_blk_ns;
+	v[IOWPROBE_OCOL_wa_ns] = r->o.wa_ns + r->wa_ns;
+	v[IOWPROBE_OCOL_asleep] = r->o.asleep > 0 ? r->o.asleep : 0;
+	v[IOWPROBE_OCOL_exited] = r->o.t_exit != 0;
+	v[IOWPROBE_OCOL_now_ns] = now;
+	for (i = 0; i < IOWPROBE_OCOL_NR; i++) {
+		if (!owner_col_in(k, i))
+			continue;
+		fputs(sep, f);
+		sep = " ";
+		if (i == IOWPROBE_OCOL_dev && dev)
+			fprintf(f, "%" PRIu64 ":%" PRIu64, dev >> 20,
+				dev & 0xfffff);
+		else if (i == IOWPROBE_OCOL_dev)
+			fputc('-', f);
+		else if (i == IOWPROBE_OCOL_comm)
+			comm_print(f, r->o.comm);
+		else
+			fprintf(f, "%" PRIu64, v[i]);
+	}
+	fputc('\n', f);
+}
+
+static int render(enum iowprobe_owner_kind k, const struct rows *t,
+		  uint64_t now, char **buf, size_t *len)
+{
+	const char *sep = "";
+	FILE *f = open_memstream(buf, len);
+	size_t i;
+	int c;
+
+	if (!f)
+		return -ENOMEM;
+	fputs(IOWPROBE_ABI_LINE "\n", f);
+	for (c = 0; c < IOWPROBE_OCOL_NR; c++) {
+		if (!owner_col_in(k, c))
+			continue;
+		fprintf(f, "%s%s", sep, owner_col_name(c));
+		sep = " ";
+	}
+	fputc('\n', f);
+	for (i = 0; i < t->n; i++)
+		row_print(f, k, &t->r[i], now);
+	return fclose(f) ? -ENOMEM : 0;
+}
+
+/* cgroup_gone() - the cgroup v2 of @id is removed (false: cannot tell) */
+static bool cgroup_gone(int root, uint64_t id)
+{
+	struct {
+		struct file_handle fh;
+		uint64_t id;
+	} h = { .fh = { .handle_bytes = sizeof(uint64_t),
+			.handle_type = FILEID_KERNFS } };
+	int fd;
+
+	h.id = id;
+	fd = open_by_handle_at(root, &h.fh, O_RDONLY | O_CLOEXEC);
+	if (fd >= 0) {
+		close(fd);
+		return false;
+	}
+	return errno == ESTALE || errno == ENOENT;
+}
+
+/* mark_gone() - the rows the module's reaper would end now */
+static void mark_gone(struct rows *rows)
+{
+	struct rows *p = &rows[IOWPROBE_PROCS], *c = &rows[IOWPROBE_CGROUPS];
+	struct statfs sfs;
+	int root;
+	size_t i;
+
+	for (i = 0; i < p->n; i++)
+		p->r[i].gone = p->r[i].o.t_exit && p->r[i].o.asleep <= 0 &&
+			       !iowprobe_cc_count(p->r[i].o.blk.w) &&
+			       !p->r[i].o.blk.owed;
+	root = open(CGROUP_ROOT, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (root < 0)
+		return;
+	if (!fstatfs(root, &sfs) && sfs.f_type == CGROUP2_SUPER_MAGIC)
+		for (i = 0; i < c->n; i++)
+			c->r[i].gone = c->r[i].o.asleep <= 0 &&
+				       cgroup_gone(root, c->r[i].key.id);
+	close(root);
+}
+
+static void reap(int fd, const struct rows *t)
+{
+	size_t i;
+
+	for (i = 0; i < t->n; i++)
+		if (t->r[i].gone)
+			bpf_map_delete_elem(fd, &t->r[i].key);
+}
+
+static int take(const char *name, enum iowprobe_owner_kind k,
+		const struct rows *t, uint64_t now,
+		struct iowstat_snapshot *s, struct iowstat_raw *raw)
+{
+	struct parse_err pe = { 0, NULL };
+	char path[64];
+	size_t len;
+	char *buf;
+	int err;
+
+	err = render(k, t, now, &buf, &len);
+	if (err)
+		return err;
+	snprintf(path, sizeof(path), RAW_DIR "%s", name);
+	err = sample_parse_file(path, buf, len, s, &pe);
+	if (err) {
+		err_msg("--bpf: internal error: line %u of our own %s text: "
+			"%s\n", pe.line, name, pe.why);
+		free(buf);
+		return err;
+	}
+	if (raw)
+		return raw_add(raw, path, buf, len);
+	free(buf);
+	return 0;
+}
+
+/**
+ * bpf_owners_read() - the procs and cgroups files of the BPF backend into
+ * @s and @raw, as debugfs_read_owners() reads the module's; then the rows
+ * the module would end are deleted.
+ * Return: 0 or -errno, with a message printed.
+ */
+int bpf_owners_read(const struct bpf_state *st, struct iowstat_snapshot *s,
+		    struct iowstat_raw *raw)
+{
+	static const char *const file[] = IOWPROBE_OWNER_FILES;
+	const int fd[IOWPROBE_OWNER_KINDS] = { st->procs_fd, st->cgroups_fd };
+	const size_t max[IOWPROBE_OWNER_KINDS] = { st->procs_max,
+						   st->cgroups_max };
+	struct rows rows[IOWPROBE_OWNER_KINDS] = { { 0 } };
+	uint64_t now;
+	int k, err = 0;
+
+	for (k = 0; k < IOWPROBE_OWNER_KINDS && !err; k++)
+		err = rows_load(fd[k], max[k], &rows[k]);
+	now = mono_now();
+	if (!err)
+		asleep_all(st, rows, now);
+	if (!err)
+		mark_gone(rows);
+	for (k = 0; k < IOWPROBE_OWNER_KINDS && !err; k++)
+		err = take(file[k], k, &rows[k], now, s, raw);
+	for (k = 0; k < IOWPROBE_OWNER_KINDS; k++) {
+		if (!err)
+			reap(fd[k], &rows[k]);
+		free(rows[k].r);
+	}
+	if (err == -ENOMEM)
+		err_msg("--bpf: out of memory reading the procs and cgroups "
+			"maps\n");
+	return err;
+}
