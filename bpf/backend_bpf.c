@@ -628,6 +628,16 @@ static int bpf_owners_check(struct iowstat_backend *be, int need)
 	return 0;
 }
 
+static int64_t bpf_owner_misses(struct iowstat_backend *be,
+				enum iowprobe_owner_kind k)
+{
+	const struct iowprobe_bpf_stats *x = &st.bss->stats;
+
+	(void)be;
+	return (int64_t)(k == IOWPROBE_PROCS ? x->procs_full :
+					       x->cgroups_full);
+}
+
 struct iowstat_backend bpf_backend = {
 	.name	= "bpf",
 	.open	= bpf_open,
@@ -635,4 +645,5 @@ struct iowstat_backend bpf_backend = {
 	.close	= bpf_close,
 	.read_owners	= bpf_read_owners,
 	.owners_check	= bpf_owners_check,
+	.owner_misses	= bpf_owner_misses,
 };

@@ -19,6 +19,8 @@ struct iowstat_raw;
  * @owners_check: after open: 0 when @read_owners can read them, else
  *         -ENODATA, with a message naming the file of @need (the one
  *         --top shows), none when @need is -1
+ * @owner_misses: after open: sleeps and requests that found no free row
+ *         of kind @k so far, -1 when unknown
  * @priv:  backend state
  */
 struct iowstat_backend {
@@ -31,6 +33,8 @@ struct iowstat_backend {
 			   struct iowstat_snapshot *snap,
 			   struct iowstat_raw *raw);
 	int (*owners_check)(struct iowstat_backend *be, int need);
+	int64_t (*owner_misses)(struct iowstat_backend *be,
+				enum iowprobe_owner_kind k);
 	void *priv;
 };
 

@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * cmd_cgroup.c - CMD's tree in a cgroup v2 of its own, so that the
- * module's cgroups row for it is the tree's iowait
+ * backend's cgroups row for it is the tree's iowait
  *
- * The module books each iowait sleep on the cgroup its task was in when
- * it slept, and keeps a cgroup's row until it is unloaded: the row of a
+ * The module (or --bpf) books each iowait sleep on the cgroup its task was
+ * in when it slept, and keeps a cgroup's row while the cgroup is: the row of a
  * cgroup made for the run holds exactly the iowait of every process that
  * ran in it, including processes already reaped and orphans, with no pid
  * to follow.  The procs rows could not do that as well: an exited row
@@ -26,7 +26,6 @@
 #include <unistd.h>
 
 #include "cmd_cgroup.h"
-#include "debugfs.h"
 #include "iowprobe_abi.h"
 #include "owners.h"
 #include "util.h"
@@ -57,41 +56,12 @@ static int own_cgroup(char *path, size_t n)
 	return err;
 }
 
-/* owner_path - the module's file @name (IOWSTAT_DEBUGFS in tests) */
-static void owner_path(char *path, size_t n, const char *name)
-{
-	const char *root = getenv("IOWSTAT_DEBUGFS");
-
-	snprintf(path, n, "%s/iowprobe/%s", root && *root ? root :
-		 DEBUGFS_DEFAULT_ROOT, name);
-}
-
-/*
- * pool_misses - the status file's count of sleeps and requests that found
- * no free cgroup row; -1 if unknown
- */
-static int64_t pool_misses(void)
-{
-	static const char key[] = "\ncgroups_pool_exhausted: ";
-	char path[PATH_MAX], *buf, *at;
-	int64_t n = -1;
-	size_t len;
-
-	owner_path(path, sizeof(path), "status");
-	if (read_whole_file(path, &buf, &len))
-		return -1;
-	at = strstr(buf, key);
-	if (at)
-		n = strtoll(at + sizeof(key) - 1, NULL, 10);
-	free(buf);
-	return n;
-}
-
 /**
- * cmd_cgroup_make() - make CMD's cgroup.
+ * cmd_cgroup_make() - make CMD's cgroup, whose row @be (open) will keep.
  * Return: 0, or -errno with @why saying what is missing, in a few words.
  */
-int cmd_cgroup_make(struct cmd_cgroup *cg, char *why, size_t n)
+int cmd_cgroup_make(struct cmd_cgroup *cg, struct iowstat_backend *be,
+		    char *why, size_t n)
 {
 	char own[PATH_MAX], *slash;
 	int err, n_home, n_dir;
@@ -99,6 +69,12 @@ int cmd_cgroup_make(struct cmd_cgroup *cg, char *why, size_t n)
 	struct stat st;
 
 	cg->procs_fd = -1;
+	cg->be = be;
+	if (be->owners_check(be, -1)) {
+		snprintf(why, n, "the module has no cgroups file (iowprobe 0.2 "
+			 "or later has)");
+		return -ENODATA;
+	}
 	if (statfs(CGROUP_ROOT, &sfs) || sfs.f_type != CGROUP2_SUPER_MAGIC) {
 		snprintf(why, n, "no cgroup v2 mounted on %s", CGROUP_ROOT);
 		return -ENODEV;
@@ -126,7 +102,7 @@ int cmd_cgroup_make(struct cmd_cgroup *cg, char *why, size_t n)
 		return err;
 	}
 	cg->id = st.st_ino;
-	cg->misses = pool_misses();
+	cg->misses = be->owner_misses(be, IOWPROBE_CGROUPS);
 	strcat(cg->dir, "/");
 	strcat(cg->dir, "cgroup.procs");
 	cg->procs_fd = open(cg->dir, O_WRONLY | O_CLOEXEC);
@@ -161,60 +137,56 @@ int owner_row_sums(const char *buf, size_t len, uint64_t id,
 		   uint64_t sums[OWNER_SUMS])
 {
 	struct owner_table t = { 0 };
-	const struct owner_row *r;
-	int found = 0;
+	int found;
 
 	if (owners_parse(IOWPROBE_CGROUPS, buf, len, &t, NULL))
 		return -EPROTO;
-	r = owners_find(&t, id, false);
-	if (r) {
-		sums[OWNER_WAIT] = r->v[IOWPROBE_OCOL_wait_ns];
-		sums[OWNER_WAIT_BLK] = r->v[IOWPROBE_OCOL_wait_blk_ns];
-		sums[OWNER_WA] = r->v[IOWPROBE_OCOL_wa_ns];
-		found = 1;
-	}
+	found = owner_table_sums(&t, id, sums);
 	owners_free(&t);
 	return found;
 }
 
+/* owner_table_sums() - owner_row_sums() of a parsed cgroups file @t */
+int owner_table_sums(const struct owner_table *t, uint64_t id,
+		     uint64_t sums[OWNER_SUMS])
+{
+	const struct owner_row *r = owners_find(t, id, false);
+
+	if (!r)
+		return 0;
+	sums[OWNER_WAIT] = r->v[IOWPROBE_OCOL_wait_ns];
+	sums[OWNER_WAIT_BLK] = r->v[IOWPROBE_OCOL_wait_blk_ns];
+	sums[OWNER_WA] = r->v[IOWPROBE_OCOL_wa_ns];
+	return 1;
+}
+
 /*
- * cmd_cgroup_iowait() - the tree's iowait from the module's row of CMD's
+ * cmd_cgroup_iowait() - the tree's iowait from the backend's row of CMD's
  * cgroup, read once CMD has ended; or why not, in @p->no_iowait
  */
 void cmd_cgroup_iowait(const struct cmd_cgroup *cg, struct tree_parts *p)
 {
+	struct iowstat_snapshot *s = calloc(1, sizeof(*s));
 	uint64_t sums[OWNER_SUMS] = { 0 };
-	char path[PATH_MAX], *buf;
-	size_t len;
 	int r;
 
-	owner_path(path, sizeof(path), "cgroups");
-	r = read_whole_file(path, &buf, &len);
-	if (r == -ENOENT) {
-		snprintf(p->no_iowait, sizeof(p->no_iowait), "the module has "
-			 "no cgroups file (iowprobe 0.2 or later has)");
-		return;
-	}
+	r = s ? cg->be->read_owners(cg->be, s, NULL) : -ENOMEM;
+	if (!r)
+		owner_table_sums(&s->owners[IOWPROBE_CGROUPS], cg->id, sums);
+	snapshot_free(s);
 	if (r) {
-		snprintf(p->no_iowait, sizeof(p->no_iowait), "cannot read %.120s: "
-			 "%s", path, strerror(-r));
-		return;
-	}
-	r = owner_row_sums(buf, len, cg->id, sums);
-	free(buf);
-	if (r < 0) {
-		snprintf(p->no_iowait, sizeof(p->no_iowait), "%.120s: unknown "
-			 "columns", path);
+		snprintf(p->no_iowait, sizeof(p->no_iowait), "cannot read the "
+			 "cgroups rows: %s", strerror(-r));
 		return;
 	}
 	/*
 	 * A full pool (a removed cgroup's row is freed only once read) gives
 	 * a new cgroup no row: its sleeps are only counted as misses
 	 */
-	if (pool_misses() != cg->misses) {
-		snprintf(p->no_iowait, sizeof(p->no_iowait), "the module's "
-			 "cgroups pool was full (cgroups_pool_exhausted grew; "
-			 "reload it, or raise cgroups=)");
+	if (cg->be->owner_misses(cg->be, IOWPROBE_CGROUPS) != cg->misses) {
+		snprintf(p->no_iowait, sizeof(p->no_iowait), "the cgroups "
+			 "pool was full (cgroups_pool_exhausted or cgroups_full "
+			 "grew; reload the module, or raise cgroups=)");
 		return;
 	}
 	p->iowait_ns = sums[OWNER_WAIT];

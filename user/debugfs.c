@@ -164,6 +164,7 @@ struct dbg_state {
 	char root[PATH_MAX];
 	char cpus[PATH_MAX + 32];
 	char owner[IOWPROBE_OWNER_KINDS][PATH_MAX + 32];
+	char status[PATH_MAX + 32];
 	bool overridden;	/* IOWSTAT_DEBUGFS set (tests) */
 };
 
@@ -275,6 +276,8 @@ static void dbg_paths(void)
 	snprintf(dbg.root, sizeof(dbg.root), "%s",
 		 dbg.overridden ? env : DEBUGFS_DEFAULT_ROOT);
 	snprintf(dbg.cpus, sizeof(dbg.cpus), "%s/iowprobe/cpus", dbg.root);
+	snprintf(dbg.status, sizeof(dbg.status), "%s/iowprobe/status",
+		 dbg.root);
 	for (k = 0; k < IOWPROBE_OWNER_KINDS; k++)
 		snprintf(dbg.owner[k], sizeof(dbg.owner[k]), "%s/iowprobe/%s",
 			 dbg.root, owner_file[k]);
@@ -335,8 +338,9 @@ static int dbg_owners_check(struct iowstat_backend *be, int need)
 }
 
 /*
- * dbg_read_owners() - read the procs and cgroups files into @s and @raw;
- * both, whichever --top shows, so that a recording has both views
+ * dbg_read_owners() - read the procs and cgroups files into @s and @raw
+ * (when not NULL); both, whichever --top shows, so that a recording has
+ * both views
  */
 static int dbg_read_owners(struct iowstat_backend *be,
 			   struct iowstat_snapshot *s, struct iowstat_raw *raw)
@@ -361,11 +365,38 @@ static int dbg_read_owners(struct iowstat_backend *be,
 			free(buf);
 			return err;
 		}
+		if (!raw) {
+			free(buf);
+			continue;
+		}
 		err = raw_add(raw, dbg.owner[k], buf, len);
 		if (err)
 			return err;
 	}
 	return 0;
+}
+
+/*
+ * dbg_owner_misses() - the status file's count of sleeps and requests that
+ * found no free row of kind @k ("procs_pool_exhausted: N"); -1 if unknown
+ */
+static int64_t dbg_owner_misses(struct iowstat_backend *be,
+				enum iowprobe_owner_kind k)
+{
+	static const char *const owner_file[] = IOWPROBE_OWNER_FILES;
+	char key[64], *buf, *at;
+	int64_t n = -1;
+	size_t len;
+
+	(void)be;
+	if (read_whole_file(dbg.status, &buf, &len))
+		return -1;
+	snprintf(key, sizeof(key), "\n%s_pool_exhausted: ", owner_file[k]);
+	at = strstr(buf, key);
+	if (at)
+		n = strtoll(at + strlen(key), NULL, 10);
+	free(buf);
+	return n;
 }
 
 static void dbg_close(struct iowstat_backend *be)
@@ -380,4 +411,5 @@ struct iowstat_backend debugfs_backend = {
 	.close	= dbg_close,
 	.read_owners	= dbg_read_owners,
 	.owners_check	= dbg_owners_check,
+	.owner_misses	= dbg_owner_misses,
 };

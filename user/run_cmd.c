@@ -362,7 +362,7 @@ static void report(const struct env *env, const struct iowstat_meta *m,
  * tree_begin - before CMD starts: become the reaper of its orphans, listen
  * for exits and make its cgroup; a part that cannot be had says why
  */
-static void tree_begin(struct cmd_run *c, bool module)
+static void tree_begin(struct cmd_run *c, struct iowstat_backend *be)
 {
 	int err;
 
@@ -377,11 +377,7 @@ static void tree_begin(struct cmd_run *c, bool module)
 	else if (err)
 		snprintf(c->no_tree, sizeof(c->no_tree), "taskstats: %s",
 			 strerror(-err));
-	if (!module)
-		snprintf(c->no_iowait, sizeof(c->no_iowait),
-			 "--bpf has no per-cgroup rows yet");
-	else
-		cmd_cgroup_make(&c->cg, c->no_iowait, sizeof(c->no_iowait));
+	cmd_cgroup_make(&c->cg, be, c->no_iowait, sizeof(c->no_iowait));
 }
 
 /* tree_cleanup - stop listening, remove CMD's cgroup; Return: how many of
@@ -473,7 +469,7 @@ int run_cmd(const struct env *env, const struct iowstat_meta *m,
 	if (r)
 		goto out;
 	set_handlers();
-	tree_begin(&c, src->be == &debugfs_backend);
+	tree_begin(&c, src->be);
 	r = source_next(src, c.s[0], false);
 	if (r <= 0)
 		goto out;

@@ -21,7 +21,7 @@ import iowprobe as iow  # noqa: E402
 IOU_WAIT = os.path.join(iow.OUT, "iou_wait")
 LOADGEN = os.path.join(iow.OUT, "loadgen")
 TIMED_READS = os.path.join(iow.OUT, "timed_reads")
-CGROOT = "/sys/fs/cgroup"
+CGROOT = iow.CGROOT
 SERVICE_NS = 2_000_000          # null_blk's time per request
 FIGURES = ("wait_ns", "wait_blk_ns", "wa_ns", "sleeps")
 REAP_S = 5                      # the module's reaper runs this often
@@ -52,9 +52,7 @@ def cgroups():
 
 def cgroup_make(name):
     """A fresh cgroup v2 under the root: (path, id); the id is the inode"""
-    if not os.path.exists(os.path.join(CGROOT, "cgroup.procs")):
-        subprocess.run(["mount", "-t", "cgroup2", "none", CGROOT],
-                       check=True)
+    iow.mount_cgroup2()
     path = os.path.join(CGROOT, name)
     if not os.path.isdir(path):
         os.mkdir(path)

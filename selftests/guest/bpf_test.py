@@ -390,23 +390,34 @@ def hotplug(k, pair):
 
 
 def iowstat_run(k):
-    """iowstat --bpf -- CMD beside the module; the recording replays."""
+    """iowstat --bpf -- CMD beside the module; the recording replays; the
+    command's tree has its iowait from --bpf's cgroup row: at least the
+    reads' service time, at most the command's wall time."""
     dev = iow.nullb(500_000)
+    reads, service_ns = 2000, 500_000
+    tree = {}
+    iow.mount_cgroup2()
     with tempfile.TemporaryDirectory() as d:
         rec = os.path.join(d, "rec")
         r = subprocess.run([IOWSTAT, "--bpf", "-o", "json", "--record", rec,
                             "--", "dd", f"if={dev}", "of=/dev/null",
-                            "bs=4k", "count=2000", "iflag=direct"],
+                            "bs=4k", f"count={reads}", "iflag=direct"],
                            capture_output=True, text=True)
         ok = r.returncode == 0
         try:
             if r.stdout.strip():
-                json.loads(r.stdout)
-        except ValueError as e:
+                cmd = json.loads(r.stdout)["sysstat"]["hosts"][0]["command"]
+                tree = dict(cmd.get("tree", {}), wall=cmd["real-ns"])
+        except (ValueError, KeyError) as e:
             ok = False
             k.diag(f"iowstat --bpf -o json: bad JSON: {e}")
         k.diag(r.stderr.strip().splitlines()[-1:] or "no stderr")
         k.result(ok, "iowstat --bpf -o json -- dd: exit 0")
+        k.diag(f"tree: {tree}")
+        k.result("iowait-ns" in tree and
+                 0.9 * reads * service_ns <= tree["iowait-ns"] <=
+                 tree["wall"], "iowstat --bpf -- dd: the tree's iowait is "
+                 "the reads' service time or more, the wall time or less")
         rp = subprocess.run([IOWSTAT, "--replay", rec, "-P", "ALL"],
                             capture_output=True, text=True)
         k.result(rp.returncode == 0 and "bpf/iowprobe/cpus" in

@@ -20,7 +20,7 @@ import iowprobe as iow  # noqa: E402
 
 IOWSTAT = iow.IOWSTAT
 TIMED_READS = os.path.join(iow.OUT, "timed_reads")
-CGROOT = "/sys/fs/cgroup"
+CGROOT = iow.CGROOT
 DELAYACCT = "/proc/sys/kernel/task_delayacct"
 SERVICE_NS = 2_000_000          # null_blk's time per request
 READS = 500
@@ -46,13 +46,6 @@ def iowstat_json(*cmd):
         raise RuntimeError(f"iowstat exit {p.returncode}: {p.stderr}")
     doc = json.loads(p.stdout)
     return doc["sysstat"]["hosts"][0]["command"], p.stderr
-
-
-def mount_cgroup2():
-    """cgroup v2 on /sys/fs/cgroup, as systemd leaves it"""
-    if not os.path.exists(os.path.join(CGROOT, "cgroup.procs")):
-        subprocess.run(["mount", "-t", "cgroup2", "none", CGROOT],
-                       check=True)
 
 
 def parts_add_up(k, t, what):
@@ -211,7 +204,7 @@ def main():
     mark = iow.dmesg_mark()
     loaded = iow.load_module()
     dev = iow.nullb(SERVICE_NS, irqmode=2)
-    mount_cgroup2()
+    iow.mount_cgroup2()
     delayacct = None
     if os.path.exists(DELAYACCT):
         with open(DELAYACCT) as f:

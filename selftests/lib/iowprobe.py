@@ -29,6 +29,7 @@ OUT = os.path.join(SELFTESTS, "out")
 IOWSTAT = os.path.join(REPO, "user", "iowstat")
 
 DEBUGFS = "/sys/kernel/debug/iowprobe"
+CGROOT = "/sys/fs/cgroup"
 ABI_LINE = "# iowprobe abi 1"
 SCHEDSTAT = "/proc/schedstat"
 # columns of the debugfs tables that are text, not numbers
@@ -342,6 +343,13 @@ def pin(cpu):
 def modprobe(*args):
     subprocess.run(["modprobe", "-r", args[0]], stderr=subprocess.DEVNULL)
     subprocess.run(["modprobe", *args], check=True)
+
+
+def mount_cgroup2():
+    """cgroup v2 on /sys/fs/cgroup, as systemd leaves it"""
+    if not os.path.exists(os.path.join(CGROOT, "cgroup.procs")):
+        subprocess.run(["mount", "-t", "cgroup2", "none", CGROOT],
+                       check=True)
 
 
 def nullb(completion_ns, irqmode=2):
