@@ -333,6 +333,28 @@ __noinline __u64 sc_add(__u64 *w, __s64 delta, int idle, __u64 now)
 	return IOWPROBE_BPF_NO_SHARE;
 }
 
+/* sc_idle() - the share clock's idle bit for @c now: offline books nothing */
+static __always_inline int sc_idle(struct iowprobe_bpf_cpu *c)
+{
+	return READ_ONCE(c->all.idle) && READ_ONCE(c->all.online);
+}
+
+/*
+ * sc_set_idle() - the owner's idle switch or hotplug step at @now, on its
+ * share clock
+ *
+ * Only while sleepers are counted: the clock does not run at n = 0, and
+ * whoever brings n from 0 to 1 sets the bit itself (sc_idle()).  That is
+ * this CPU's own switch, or the attach's seeding, which reads our state
+ * racily: a switch of ours between its read and its swap leaves the bit
+ * wrong until our next switch.
+ */
+static __always_inline void sc_set_idle(struct iowprobe_bpf_cpu *c, __u64 now)
+{
+	if (iowprobe_sc_count(READ_ONCE(c->share)))
+		sc_add(&c->share, 0, sc_idle(c), now);
+}
+
 /*
  * seq_bump() - xchg, fully ordered: the reader sees seq change around
  * everything written between two bumps
@@ -395,8 +417,7 @@ static __always_inline void cpu_set_idle(struct iowprobe_bpf_cpu *c,
 	acct_follow(&c->iow, &c->all, &c->mirror, now, d, idle);
 	acct_follow(&c->loc, &c->all, &c->local, now, d, idle);
 	seq_bump(c);
-	/* an offline CPU books no time, idle or not */
-	sc_add(&c->share, 0, idle && c->all.online, now);
+	sc_set_idle(c, now);
 }
 
 static __always_inline void acct_start(struct iowprobe_acct *a,
@@ -419,7 +440,7 @@ static __always_inline void cpu_init(struct iowprobe_bpf_cpu *c, __u64 now,
 	acct_start(&c->loc, &c->local, now, idle);
 	c->inited = 1;
 	seq_bump(c);
-	sc_add(&c->share, 0, idle, now);
+	sc_set_idle(c, now);
 }
 
 /*
@@ -617,7 +638,7 @@ static __always_inline void follow(struct iowprobe_bpf_cpu *c, __u32 cpu,
 	}
 	/* the count follows the entry: a wakeup cannot run before we end */
 	t.state = iowprobe_bpf_state(IOWPROBE_T_COUNTED, cpu, 0);
-	t.share_snap = sc_add(&c->share, 1, -1, now);
+	t.share_snap = sc_add(&c->share, 1, sc_idle(c), now);
 	owners_sleep(&t, p, now);
 	if (publish_task((__u64)p, &t)) {
 		forget(c, &t);
@@ -650,7 +671,7 @@ __noinline int reconcile_slot(struct iowprobe_bpf_cpu *c, __u32 cpu, int i,
 	want = iowprobe_bpf_state(IOWPROBE_T_PENDING, cpu, i);
 	counted = iowprobe_bpf_state(IOWPROBE_T_COUNTED, cpu, 0);
 	/* noted before it is counted: a wakeup that claims it COUNTED finds it */
-	snap = sc_add(&c->share, 1, -1, now);
+	snap = sc_add(&c->share, 1, sc_idle(c), now);
 	WRITE_ONCE(e->share_snap, snap);
 	if (__sync_val_compare_and_swap(&e->state, want, counted) != want) {
 		/* its wakeup claimed it first */
@@ -732,7 +753,7 @@ static __always_inline void cpu_set_online(struct iowprobe_bpf_cpu *c,
 	iowprobe_acct_set_online(&c->loc, now,
 				 acct_at(&c->loc, &c->local, now), online);
 	seq_bump(c);
-	sc_add(&c->share, 0, online && c->all.idle, now);
+	sc_set_idle(c, now);
 }
 
 /*
@@ -924,7 +945,8 @@ int iow_seed(struct bpf_iter__task *ctx)
 	now = bpf_ktime_get_ns();
 	cc_add(&c->mirror, 1, now);
 	t.state = iowprobe_bpf_state(IOWPROBE_T_COUNTED, cpu, 0);
-	t.share_snap = sc_add(&c->share, 1, -1, now);
+	/* another CPU's state, read racily: right but for a switch meanwhile */
+	t.share_snap = sc_add(&c->share, 1, sc_idle(c), now);
 	owners_sleep(&t, p, now);
 	if (publish_task((__u64)p, &t)) {
 		t.state = IOWPROBE_BPF_DEAD;
