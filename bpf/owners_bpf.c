@@ -55,35 +55,52 @@ static uint64_t mono_now(void)
 	return (uint64_t)ts.tv_sec * 1000000000ull + ts.tv_nsec;
 }
 
-static struct row *rows_find(struct rows *t, uint64_t id, uint64_t start)
+static int key_cmp(const void *a, const void *b)
 {
-	size_t i;
+	const struct iowprobe_bpf_owner_key *x = a, *y = b;
 
-	for (i = 0; i < t->n; i++)
-		if (t->r[i].key.id == id && t->r[i].key.start == start)
-			return &t->r[i];
-	return NULL;
+	if (x->id != y->id)
+		return x->id < y->id ? -1 : 1;
+	if (x->start != y->start)
+		return x->start < y->start ? -1 : 1;
+	return 0;
 }
 
-/* rows_load() - every row of the map @fd (at most @max) */
+/* rows_find() - the row of @id and @start in @t, sorted by key */
+static struct row *rows_find(struct rows *t, uint64_t id, uint64_t start)
+{
+	struct iowprobe_bpf_owner_key k = { id, start };
+
+	return bsearch(&k, t->r, t->n, sizeof(*t->r), key_cmp);
+}
+
+/*
+ * rows_load() - every row of the map @fd (at most @max), sorted by key.
+ * A deletion by another reader restarts the walk at the first key, so the
+ * walk is bounded and its repeats are dropped.
+ */
 static int rows_load(int fd, size_t max, struct rows *t)
 {
 	struct iowprobe_bpf_owner_key k, next;
+	size_t i, n = 0, cap = 2 * max + 1;
 	void *prev = NULL;
 
 	t->n = 0;
-	t->r = calloc(max ? max : 1, sizeof(*t->r));
+	t->r = calloc(cap, sizeof(*t->r));
 	if (!t->r)
 		return -ENOMEM;
-	while (t->n < max && !bpf_map_get_next_key(fd, prev, &next)) {
+	while (n < cap && !bpf_map_get_next_key(fd, prev, &next)) {
 		k = next;
 		prev = &k;
-		/* a deletion meanwhile restarts the walk: no row twice */
-		if (rows_find(t, k.id, k.start) ||
-		    bpf_map_lookup_elem(fd, &k, &t->r[t->n].o))
-			continue;
-		t->r[t->n++].key = k;
+		if (bpf_map_lookup_elem(fd, &k, &t->r[n].o))
+			continue;	/* ended meanwhile */
+		t->r[n++].key = k;
 	}
+	/* the key is the struct's first member: key_cmp() sorts rows too */
+	qsort(t->r, n, sizeof(*t->r), key_cmp);
+	for (i = 0; i < n; i++)
+		if (!t->n || key_cmp(&t->r[i].key, &t->r[t->n - 1].key))
+			t->r[t->n++] = t->r[i];
 	return 0;
 }
 
