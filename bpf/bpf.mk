@@ -10,8 +10,8 @@
 #
 # The chain, as libbpf-tools do it: the build machine's BTF ->
 # bpf/.output/vmlinux.h -> bpf/.output/iowprobe.bpf.o (CO-RE, so it loads
-# on other kernels) -> bpf/.output/iowprobe.skel.h -> bpf/backend_bpf.o
-# and bpf/bpf_pin.o.  The objects are built here, beside their sources,
+# on other kernels) -> bpf/.output/iowprobe.skel.h -> the backend's
+# objects (bpf/*.o).  The objects are built here, beside their sources,
 # by user/Makefile's own rule and flags; they include iowstat's headers
 # (backend.h, util.h, ...) from user/.  Nothing in .output/ is committed.
 
@@ -56,8 +56,8 @@ BPF_CFLAGS := -g -O2 -target bpf -mcpu=v3 -D__TARGET_ARCH_$(BPF_ARCH) \
 LIBBPF_CFLAGS := $(shell pkg-config --cflags libbpf)
 LIBBPF_LIBS := $(shell pkg-config --libs libbpf)
 BPF_HEADERS := $(wildcard $(BPF_DIR)/*.h) $(wildcard $(BPF_DIR)/../include/*.h)
-BPF_USER_OBJS := $(BPF_DIR)/backend_bpf.o $(BPF_DIR)/bpf_pin.o \
-	$(BPF_DIR)/owners_bpf.o
+# every C file here but the BPF program is the backend's userspace side
+BPF_USER_OBJS := $(patsubst %.c,%.o,$(filter-out %.bpf.c,$(wildcard $(BPF_DIR)/*.c)))
 
 IOWSTAT_OBJS += $(BPF_USER_OBJS)
 # -I.: the includer's folder (user/), whose headers the backend implements

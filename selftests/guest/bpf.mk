@@ -19,8 +19,10 @@ endif
 .PHONY: bpf-progs bpf-user
 bpf-progs: $(OUTPUT)/bpf_pair
 
-# as user/Makefile names them (../bpf), and as seen from here
-BPF_USER_OBJS := ../bpf/backend_bpf.o ../bpf/bpf_pin.o
+# as user/Makefile names them (../bpf: bpf/bpf.mk's rule, every C file
+# there but the BPF program), and as seen from here
+BPF_USER_OBJS := $(patsubst $(BPF_USER)/%.c,%.o,$(filter-out %.bpf.c,\
+	$(wildcard $(BPF_USER)/../bpf/*.c)))
 BPF_OBJS := $(addprefix $(BPF_USER)/,$(BPF_USER_OBJS))
 
 bpf-user:
