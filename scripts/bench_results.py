@@ -3,13 +3,14 @@
 #
 # bench_results.py - scripts/bench-guest's arithmetic and its results
 # files: the order of the rounds, each workload's output read as
-# nanoseconds per operation, and raw.csv, events.csv, na.csv and
-# reader.csv (scripts/bench-report reads them)
+# nanoseconds per operation, and raw.csv, events.csv, sleepers.csv,
+# bpf.csv, na.csv and reader.csv (scripts/bench-report reads them)
 #
 # usage: bench_results.py schedule ROUNDS WARMUP CONFIG...
 #        bench_results.py start OUTDIR
 #        bench_results.py record OUTDIR ROUND CONFIG WORKLOAD OPS OUTPUT
 #                         [STATUS_BEFORE STATUS_AFTER]
+#        bench_results.py bpf OUTDIR ROUND OUTPUT
 #        bench_results.py na OUTDIR CONFIGS WORKLOADS < KEY<TAB>REASON...
 #        bench_results.py reader OUTDIR [--not-measured REASON]
 #                         [--samples N --first FILE --all FILE]
@@ -18,14 +19,22 @@
 #   schedule  one line per round, "ROUND CONFIG...": round 0 is the
 #             warm-up (WARMUP 1), then 1..ROUNDS, each in the order of
 #             the round before rotated by one
-#   start     raw.csv and events.csv with their header lines only
+#   start     raw.csv, events.csv, sleepers.csv and bpf.csv with their
+#             header lines only
 #   record    read one run of WORKLOAD (pipe, pinned: perf bench sched
-#             pipe; fio: fio's JSON; copy: dd's last line) in OUTPUT as
-#             ns per operation (OPS operations: dd's blocks) and append
-#             round,config,workload,ns_per_op to raw.csv; with the
-#             debugfs status before and after the run, also the
+#             pipe; fio: fio's JSON; copy: dd's last line; sleepers:
+#             bench/sleepers' line) in OUTPUT as ns per operation (OPS
+#             operations: dd's blocks; sleepers count their own reads)
+#             and append round,config,workload,ns_per_op to raw.csv, and
+#             for sleepers how many slept at once to sleepers.csv; with
+#             the debugfs status before and after the run, also the
 #             tracepoint hits to events.csv; round 0 is only read.  When
-#             OUTPUT has no figure: the reason on stderr, exit 1
+#             OUTPUT has no figure, or iowprobe ran out of a pool during
+#             the run (its figure would miss work it skipped): the reason
+#             on stderr, exit 1
+#   bpf       append to bpf.csv what iowstat --bpf could not follow while
+#             attached for ROUND: the counters of the "--bpf: stats:"
+#             line in its OUTPUT (IOWSTAT_BPF_STATS=1); exit 1 without one
 #   na        na.csv from the KEY<TAB>REASON lines on stdin (KEY: config,
 #             config/workload or any/workload; CONFIGS and WORKLOADS
 #             comma-separated), one row per configuration and workload
@@ -47,6 +56,10 @@ import sys
 
 RAW_HEADER = "round,config,workload,ns_per_op"
 EVENTS_HEADER = "round,config,workload,ops,events"
+SLEEPERS_HEADER = "round,config,procs,cgroups,reads,asleep_avg,blocked_max"
+BPF_HEADER = "round,tasks_full,pending_full,rqs_full"
+# iowstat --bpf's counters of what its maps could not hold
+BPF_FULL = ("tasks_full", "pending_full", "rqs_full")
 NA_HEADER = "config,workload,reason"
 READER_HEADER = "metric,value,unit"
 
@@ -107,6 +120,21 @@ def copy_ns(text, blocks):
     return float(m.group(1)) * 1e9 / blocks
 
 
+def sleepers_figures(text):
+    """bench/sleepers: its "procs P cgroups C reads R ns_per_read N
+    asleep_avg A blocked_max B ..." line as a dict of numbers."""
+    m = re.search(r"^procs \d+ .*$", text, re.M)
+    f = m.group(0).split() if m else []
+    try:
+        v = {k: float(x) for k, x in zip(f[0::2], f[1::2])}
+        if v["reads"] > 0 and v["ns_per_read"] > 0:
+            return v
+    except (ValueError, KeyError):
+        pass
+    raise NoFigure("no \"procs ... reads R ns_per_read N\" line in "
+                   "sleepers' output")
+
+
 def ns_per_op(workload, text, ops):
     if workload in ("pipe", "pinned"):
         return pipe_ns(text)
@@ -114,7 +142,16 @@ def ns_per_op(workload, text, ops):
         return fio_ns(text)
     if workload == "copy":
         return copy_ns(text, ops)
+    if workload == "sleepers":
+        return sleepers_figures(text)["ns_per_read"]
     raise NoFigure(f"unknown workload {workload}")
+
+
+def ops_done(workload, text, ops):
+    """the operations of one run: OPS, but the sleepers count theirs."""
+    if workload == "sleepers":
+        return int(sleepers_figures(text)["reads"])
+    return ops
 
 
 def status_events(text):
@@ -122,6 +159,41 @@ def status_events(text):
     debugfs status file's "events_NAME: N" lines (an empty text is 0)."""
     return sum(int(m.group(1)) for m in
                re.finditer(r"^events_\w+: (\d+)", text, re.M))
+
+
+def status_counter(text, name):
+    """one "NAME: N" line of the debugfs status (0 when absent)."""
+    m = re.search(rf"^{name}: (\d+)", text, re.M)
+    return int(m.group(1)) if m else 0
+
+
+def pools_exhausted(before, after):
+    """the iowprobe pools that ran out between two status reads, as
+    "task_pool_exhausted +N" strings: a sleep or a request that found no
+    free entry went unfollowed, so the run cost less than it should."""
+    names = sorted(set(re.findall(r"^(\w+_pool_exhausted):", after, re.M)))
+    out = []
+    for n in names:
+        d = status_counter(after, n) - status_counter(before, n)
+        if d > 0:
+            out.append(f"{n} +{d}")
+    return out
+
+
+def bpf_unfollowed(text):
+    """iowstat --bpf's "--bpf: stats: tasks_full N pending_full N
+    rqs_full N ..." line: those counters, in BPF_FULL's order."""
+    m = re.search(r"--bpf: stats: (.*)$", text, re.M)
+    if not m:
+        raise NoFigure("no \"--bpf: stats:\" line in iowstat --bpf's "
+                       "output")
+    f = m.group(1).split()
+    v = dict(zip(f[0::2], f[1::2]))
+    try:
+        return [int(v[k]) for k in BPF_FULL]
+    except (KeyError, ValueError):
+        raise NoFigure(f"--bpf: stats: without {', '.join(BPF_FULL)}") \
+            from None
 
 
 def task_clock_ns(text):
@@ -214,25 +286,54 @@ def cmd_schedule(a):
 
 
 def cmd_start(a):
-    write_csv(os.path.join(a.outdir, "raw.csv"), RAW_HEADER, [])
-    write_csv(os.path.join(a.outdir, "events.csv"), EVENTS_HEADER, [])
+    for name, header in (("raw.csv", RAW_HEADER),
+                         ("events.csv", EVENTS_HEADER),
+                         ("sleepers.csv", SLEEPERS_HEADER),
+                         ("bpf.csv", BPF_HEADER)):
+        write_csv(os.path.join(a.outdir, name), header, [])
     return 0
 
 
 def cmd_record(a):
+    text = read_text(a.output)
+    status = [read_text(p) for p in a.status]
     try:
-        ns = ns_per_op(a.workload, read_text(a.output), a.ops)
+        ns = ns_per_op(a.workload, text, a.ops)
+        ops = ops_done(a.workload, text, a.ops)
     except NoFigure as e:
         print(e, file=sys.stderr)
+        return 1
+    out = pools_exhausted(*status) if status else []
+    if out:
+        print(f"iowprobe ran out: {', '.join(out)} (not everything was "
+              "followed; load it with larger pools)", file=sys.stderr)
         return 1
     if a.round == 0:
         return 0
     key = (a.round, a.config, a.workload)
     append(os.path.join(a.outdir, "raw.csv"), csv_line(key + (f"{ns:.1f}",)))
-    if a.status:
-        before, after = (status_events(read_text(p)) for p in a.status)
+    if a.workload == "sleepers":
+        v = sleepers_figures(text)
+        append(os.path.join(a.outdir, "sleepers.csv"),
+               csv_line((a.round, a.config, int(v["procs"]),
+                         int(v.get("cgroups", 0)), ops,
+                         f"{v.get('asleep_avg', 0):.1f}",
+                         int(v.get("blocked_max", 0)))))
+    if status:
+        before, after = (status_events(t) for t in status)
         append(os.path.join(a.outdir, "events.csv"),
-               csv_line(key + (a.ops, after - before)))
+               csv_line(key + (ops, after - before)))
+    return 0
+
+
+def cmd_bpf(a):
+    try:
+        full = bpf_unfollowed(read_text(a.output))
+    except NoFigure as e:
+        print(e, file=sys.stderr)
+        return 1
+    if a.round > 0:
+        append(os.path.join(a.outdir, "bpf.csv"), csv_line([a.round] + full))
     return 0
 
 
@@ -276,6 +377,11 @@ def parser():
         s.add_argument(name, type=int if name in ("round", "ops") else str)
     s.add_argument("status", nargs="*", metavar="STATUS")
     s.set_defaults(fn=cmd_record)
+    s = sub.add_parser("bpf")
+    s.add_argument("outdir")
+    s.add_argument("round", type=int)
+    s.add_argument("output")
+    s.set_defaults(fn=cmd_bpf)
     s = sub.add_parser("na")
     s.add_argument("outdir")
     s.add_argument("configs")

@@ -57,6 +57,17 @@ DD = """\
 512+0 records out
 33554432 bytes (34 MB, 32 MiB) copied, 0.209256 s, 160 MB/s
 """
+SLEEPERS = """\
+procs 1250 cgroups 4 reads 39219 ns_per_read 12748.9 asleep_avg 998.4 \
+blocked_max 1041 blocked_avg 905.9 busy_pct 99.3
+"""
+# iowstat --bpf's last lines with IOWSTAT_BPF_STATS=1
+BPF_STATS = """\
+iowstat: --bpf: stats: tasks_full 0 pending_full 2 rqs_full 5 \
+clock_deferred 0 map_busy 0 rq_anomalies 0 delayed_parked 0 \
+delayed_blocked 0 late_block 0 seeded 3 seed_raced 0
+iowstat: --bpf: not everything was followed: 2 iowait sleeps, 5 requests
+"""
 # iowprobe's debugfs status before and after a run: 1000 hits between
 STATUS_BEFORE = """\
 abi: 1
@@ -64,6 +75,8 @@ events_sched_switch: 4000
 events_sched_waking: 2000
 events_block_rq_issue: 10
 events_block_rq_complete: 10
+task_pool_exhausted: 0
+procs_pool_exhausted: 0
 """
 STATUS_AFTER = """\
 abi: 1
@@ -71,6 +84,8 @@ events_sched_switch: 4600
 events_sched_waking: 2390
 events_block_rq_issue: 15
 events_block_rq_complete: 15
+task_pool_exhausted: 0
+procs_pool_exhausted: 0
 """
 # perf stat -x, -e task-clock of iowstat 1 1 and of iowstat 1 11
 STAT_FIRST = """\
@@ -142,6 +157,10 @@ def each_tool_output_read_as_ns_per_operation():
     equal(f"{br.ns_per_op('fio', FIO_JSON, 200000):.1f}", "6705.0", "fio")
     # 0.209256 s over 512 blocks: 408703.125, printed as printf does
     equal(f"{br.ns_per_op('copy', DD, 512):.1f}", "408703.1", "dd")
+    # the window over the reads, and the reads its own count
+    equal(br.ns_per_op("sleepers", SLEEPERS, 0), 12748.9, "sleepers")
+    equal(br.ops_done("sleepers", SLEEPERS, 0), 39219, "sleepers' reads")
+    equal(br.ops_done("copy", DD, 512), 512, "dd's blocks")
     equal(br.status_events(STATUS_AFTER) - br.status_events(STATUS_BEFORE),
           1000, "tracepoint hits between two status reads")
     equal(br.status_events(""), 0, "an unreadable status")
@@ -153,7 +172,10 @@ def output_without_a_figure_is_refused():
                            ("fio", "fio: no such device\n"),
                            ("fio", FIO_JSON.replace('"total_ios" : 200000',
                                                     '"total_ios" : 0')),
-                           ("copy", "dd: error writing: No space left\n")):
+                           ("copy", "dd: error writing: No space left\n"),
+                           ("sleepers", "sleepers: /dev/x: No such file\n"),
+                           ("sleepers", SLEEPERS.replace("reads 39219",
+                                                         "reads 0"))):
         try:
             br.ns_per_op(workload, text, 512)
         except br.NoFigure:
@@ -168,13 +190,16 @@ def raw_and_events_csv_rows():
     perf = write("perf", PERF_PIPE)
     fio = write("fio", FIO_JSON)
     dd = write("dd", DD)
+    sl = write("sleepers", SLEEPERS)
     st = (write("before", STATUS_BEFORE), write("after", STATUS_AFTER))
     for args in ((0, "nothing", "pipe", 2000, perf),     # warm-up: not kept
                  (1, "nothing", "pipe", 2000, perf),
                  (1, "nothing", "fio", 200000, fio),
                  (1, "nothing", "copy", 512, dd),
                  (1, "iowprobe", "pinned", 2000, perf) + st,
-                 (2, "iowprobe", "copy", 512, dd) + st):
+                 (2, "iowprobe", "copy", 512, dd) + st,
+                 (0, "iowprobe", "sleepers", 0, sl) + st,
+                 (2, "iowprobe", "sleepers", 0, sl) + st):
         res = run("record", d, *args)
         equal((res.returncode, res.stderr), (0, ""), f"record {args}")
     equal(read(os.path.join(d, "raw.csv")),
@@ -183,11 +208,16 @@ def raw_and_events_csv_rows():
           "1,nothing,fio,6705.0\n"
           "1,nothing,copy,408703.1\n"
           "1,iowprobe,pinned,27583.0\n"
-          "2,iowprobe,copy,408703.1\n", "raw.csv")
+          "2,iowprobe,copy,408703.1\n"
+          "2,iowprobe,sleepers,12748.9\n", "raw.csv")
     equal(read(os.path.join(d, "events.csv")),
           "round,config,workload,ops,events\n"
           "1,iowprobe,pinned,2000,1000\n"
-          "2,iowprobe,copy,512,1000\n", "events.csv")
+          "2,iowprobe,copy,512,1000\n"
+          "2,iowprobe,sleepers,39219,1000\n", "events.csv")
+    equal(read(os.path.join(d, "sleepers.csv")),
+          "round,config,procs,cgroups,reads,asleep_avg,blocked_max\n"
+          "2,iowprobe,1250,4,39219,998.4,1041\n", "sleepers.csv")
     kept = read(os.path.join(d, "raw.csv"))
     res = run("record", d, 3, "nothing", "pipe", 2000,
               write("bad", "perf: not found\n"))
@@ -196,6 +226,44 @@ def raw_and_events_csv_rows():
           f"a run without a figure: one line saying why, got {res.stderr!r}")
     equal(read(os.path.join(d, "raw.csv")), kept,
           "raw.csv after a run without a figure")
+
+
+@test
+def a_run_in_which_iowprobe_ran_out_of_a_pool_is_refused():
+    d = outdir()
+    equal(run("start", d).returncode, 0, "start")
+    after = STATUS_AFTER.replace("task_pool_exhausted: 0",
+                                 "task_pool_exhausted: 7")
+    res = run("record", d, 1, "iowprobe", "sleepers", 0,
+              write("sleepers", SLEEPERS), write("before", STATUS_BEFORE),
+              write("after-exhausted", after))
+    equal(res.returncode, 1, "exit status")
+    check(res.stderr.count("\n") == 1 and
+          "task_pool_exhausted +7" in res.stderr,
+          f"one line naming the pool, got {res.stderr!r}")
+    equal(read(os.path.join(d, "raw.csv")),
+          "round,config,workload,ns_per_op\n", "raw.csv")
+    # exhausted before the run, not during it: not this run's doing
+    res = run("record", d, 1, "iowprobe", "sleepers", 0,
+              write("sleepers", SLEEPERS), write("before-exhausted", after),
+              write("after-exhausted", after))
+    equal((res.returncode, res.stderr), (0, ""), "exhausted before")
+
+
+@test
+def bpf_csv_what_the_maps_could_not_hold():
+    d = outdir()
+    equal(run("start", d).returncode, 0, "start")
+    out = write("bpf", "  r  b   swpd ...\n" + BPF_STATS)
+    for r in (0, 1):
+        res = run("bpf", d, r, out)
+        equal((res.returncode, res.stderr), (0, ""), f"bpf round {r}")
+    equal(read(os.path.join(d, "bpf.csv")),
+          "round,tasks_full,pending_full,rqs_full\n"
+          "1,0,2,5\n", "bpf.csv (the warm-up only read)")
+    res = run("bpf", d, 2, write("bpf-killed", "iowstat: killed\n"))
+    equal(res.returncode, 1, "no stats line: exit status")
+    check("--bpf: stats:" in res.stderr, f"why, got {res.stderr!r}")
 
 
 @test

@@ -1,0 +1,320 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * sleepers - many processes asleep in iowait at once: PROCS processes,
+ * spread round-robin over the CGROUPs given, each in synchronous 4 KiB
+ * O_DIRECT reads of DEV for MS milliseconds; scripts/bench runs it on a
+ * null_blk disk that completes each request after a delay, so that most
+ * of them sleep in iowait at any instant
+ *
+ * usage: sleepers DEV PROCS MS [CGROUP...]
+ *
+ * Every process is forked, has joined its cgroup and opened DEV before the
+ * clock starts; then all start at once and count the reads they complete
+ * until the window ends.  Prints one line:
+ *   procs P cgroups C reads R ns_per_read N asleep_avg A blocked_max B
+ *   blocked_avg B busy_pct U
+ * ns_per_read: the window over the reads, the inverse of the throughput.
+ * asleep_avg: how many slept at once, on average over the window: the
+ * time each process neither ran nor waited to run (schedstat), summed,
+ * over the window; they sleep in nothing but the reads.  A little high:
+ * the last read's sleep past the window counts (dividing each by its own
+ * span instead is worse: after the window, the exits crowd the CPUs).  blocked_max and
+ * blocked_avg: the kernel's own count of tasks asleep in iowait
+ * (procs_blocked in /proc/stat), sampled SAMPLES times.  busy_pct: the
+ * share of CPU time neither idle nor iowait over the window.
+ * Exit: 0 ok, 1 failure, 2 usage.
+ */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
+#include <errno.h>
+#include <fcntl.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#define BS		4096
+#define MAX_PROCS	100000
+#define SAMPLES		20
+
+/* shared between the parent and its children */
+struct shared {
+	long long deadline;	/* CLOCK_MONOTONIC ns: stop counting */
+	long long window;	/* ns: it started at deadline - window */
+	struct {
+		long reads;	/* -1: it failed */
+		long long asleep;	/* ns neither running nor runnable */
+	} child[];
+};
+
+static long long now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
+
+/* sched_ns() - ns this process ran plus ns it waited to run (schedstat) */
+static long long sched_ns(void)
+{
+	long long run, delay, ns = -1;
+	FILE *f = fopen("/proc/self/schedstat", "r");
+
+	if (!f)
+		return -1;
+	if (fscanf(f, "%lld %lld", &run, &delay) == 2)
+		ns = run + delay;
+	fclose(f);
+	return ns;
+}
+
+static void sleep_ns(long long ns)
+{
+	struct timespec ts = { ns / 1000000000LL, ns % 1000000000LL };
+
+	if (ns <= 0)
+		return;
+	while (nanosleep(&ts, &ts) && errno == EINTR)
+		;
+}
+
+/*
+ * proc_stat() - from /proc/stat: procs_blocked, and the busy and total
+ * ticks of all CPUs (busy: neither idle nor iowait); -1 on error
+ */
+static long proc_stat(unsigned long long *busy, unsigned long long *total)
+{
+	static char buf[1 << 16];
+	unsigned long long v[8];
+	long blocked = -1;
+	ssize_t n;
+	char *p;
+	int fd, i;
+
+	fd = open("/proc/stat", O_RDONLY);
+	if (fd < 0)
+		return -1;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return -1;
+	buf[n] = '\0';
+	if (busy && total) {
+		/* the first 8: guest and guest_nice are in user and nice */
+		if (sscanf(buf, "cpu %llu %llu %llu %llu %llu %llu %llu %llu",
+			   &v[0], &v[1], &v[2], &v[3], &v[4], &v[5], &v[6],
+			   &v[7]) != 8)
+			return -1;
+		*total = 0;
+		for (i = 0; i < 8; i++)
+			*total += v[i];
+		*busy = *total - v[3] - v[4];
+	}
+	p = strstr(buf, "\nprocs_blocked ");
+	if (p)
+		blocked = strtol(p + 15, NULL, 10);
+	return blocked;
+}
+
+/* join() - move the calling process into cgroup directory @cg */
+static int join(const char *cg)
+{
+	char path[4096];
+	int fd, ok;
+
+	snprintf(path, sizeof(path), "%s/cgroup.procs", cg);
+	fd = open(path, O_WRONLY);
+	if (fd < 0)
+		return -1;
+	ok = write(fd, "0\n", 2) == 2;	/* 0: the writer itself */
+	close(fd);
+	return ok ? 0 : -1;
+}
+
+/* open_dev() - join @cg (when given), then open @dev for O_DIRECT reads */
+static int open_dev(const char *dev, const char *cg)
+{
+	int fd;
+
+	if (cg && join(cg)) {
+		fprintf(stderr, "sleepers: %s: %s\n", cg, strerror(errno));
+		return -1;
+	}
+	fd = open(dev, O_RDONLY | O_DIRECT);
+	if (fd < 0)
+		fprintf(stderr, "sleepers: %s: %s\n", dev, strerror(errno));
+	return fd;
+}
+
+/*
+ * child() - join @cg, open @dev, say ready (or failed) on @ready, wait
+ * until @go closes, then read until the deadline; into its slot of @sh
+ * the reads it completed before the deadline and the time it spent asleep
+ * in the window.  Its schedstat is read outside the window (before ready,
+ * after the deadline): a read of it costs more than a read of the disk.
+ */
+static void child(const char *dev, const char *cg, int ready, int go,
+		  int index, struct shared *sh)
+{
+	long long blocks = 0, t0, s0 = -1, t1, s1;
+	void *buf = MAP_FAILED;
+	long n = 0;
+	int fd, ok;
+	char c;
+
+	sh->child[index].reads = -1;
+	fd = open_dev(dev, cg);
+	if (fd >= 0) {
+		buf = mmap(NULL, BS, PROT_READ | PROT_WRITE,
+			   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		blocks = lseek(fd, 0, SEEK_END) / BS;
+		s0 = sched_ns();
+		if (s0 < 0)
+			fprintf(stderr, "sleepers: no /proc/self/schedstat\n");
+	}
+	t0 = now_ns();
+	ok = buf != MAP_FAILED && blocks > 0 && s0 >= 0;
+	/* the parent counts one byte from each child: ready, or failed */
+	if (write(ready, ok ? "r" : "f", 1) != 1 || !ok)
+		return;
+	/* EOF: the parent closed the last write end, every child starts */
+	if (read(go, &c, 1) != 0)
+		return;
+	for (;;) {
+		if (pread(fd, buf, BS, ((index + n * 7919LL) % blocks) * BS) !=
+		    BS) {
+			fprintf(stderr, "sleepers: %s: %s\n", dev,
+				strerror(errno));
+			return;
+		}
+		t1 = now_ns();
+		if (t1 >= sh->deadline)
+			break;
+		n++;
+	}
+	s1 = sched_ns();
+	/*
+	 * it does nothing but read: the time it neither ran nor waited to
+	 * run, less its wait for the start (asleep on the pipe, not a read)
+	 */
+	sh->child[index].asleep = (t1 - t0) - (s1 - s0) -
+				  (sh->deadline - sh->window - t0);
+	sh->child[index].reads = n;
+}
+
+int main(int argc, char **argv)
+{
+	unsigned long long busy0 = 0, total0 = 0, busy1 = 0, total1 = 0;
+	long long start, window, step;
+	long blocked, bmax = 0, bsum = 0, reads = 0;
+	long long asleep = 0;
+	int ready[2], go[2], procs, ncg, i, nsamples = 0, failed = 0;
+	struct sched_param fifo = { .sched_priority = 1 };
+	struct shared *sh;
+	char *end;
+	char c;
+
+	if (argc < 4) {
+		fprintf(stderr, "usage: sleepers DEV PROCS MS [CGROUP...]\n");
+		return 2;
+	}
+	procs = strtol(argv[2], &end, 10);
+	if (*end || procs < 1 || procs > MAX_PROCS) {
+		fprintf(stderr, "sleepers: PROCS must be 1..%d\n", MAX_PROCS);
+		return 2;
+	}
+	window = strtoll(argv[3], &end, 10) * 1000000LL;
+	if (*end || window <= 0) {
+		fprintf(stderr, "sleepers: MS must be a positive number\n");
+		return 2;
+	}
+	ncg = argc - 4;
+	sh = mmap(NULL, sizeof(*sh) + procs * sizeof(sh->child[0]),
+		  PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	if (sh == MAP_FAILED || pipe(ready) || pipe(go)) {
+		perror("sleepers");
+		return 1;
+	}
+	for (i = 0; i < procs; i++) {
+		pid_t pid = fork();
+
+		if (pid < 0) {
+			/* the children made so far: one read each, then out */
+			perror("sleepers: fork");
+			procs = i;
+			failed = 1;
+			break;
+		}
+		if (pid == 0) {
+			close(ready[0]);
+			close(go[1]);
+			child(argv[1], ncg ? argv[4 + i % ncg] : NULL, ready[1],
+			      go[0], i, sh);
+			_exit(0);
+		}
+	}
+	close(ready[1]);
+	close(go[0]);
+	/*
+	 * samples on time: real-time, the sampler runs as its timer fires,
+	 * not after a turn among the runnable readers (late, at the window's
+	 * end, it would find few asleep); without the right, it samples late
+	 */
+	sched_setscheduler(0, SCHED_FIFO, &fifo);
+	/* one byte from each child: ready, or failed */
+	for (i = 0; i < procs; i++)
+		if (read(ready[0], &c, 1) != 1 || c != 'r')
+			failed = 1;
+	if (!failed && proc_stat(&busy0, &total0) < 0) {
+		perror("sleepers: /proc/stat");
+		failed = 1;
+	}
+	start = now_ns();
+	sh->window = window;
+	sh->deadline = failed ? 0 : start + window;
+	close(go[1]);
+	/* the first sample after one step: the start is a burst of wakeups */
+	step = window / (SAMPLES + 1);
+	while (!failed && nsamples < SAMPLES) {
+		sleep_ns(start + (nsamples + 1) * step - now_ns());
+		blocked = proc_stat(NULL, NULL);
+		if (blocked < 0) {
+			perror("sleepers: /proc/stat");
+			failed = 1;
+		}
+		if (blocked > bmax)
+			bmax = blocked;
+		bsum += blocked;
+		nsamples++;
+	}
+	if (!failed) {
+		sleep_ns(sh->deadline - now_ns());
+		if (proc_stat(&busy1, &total1) < 0)
+			failed = 1;
+	}
+	while (wait(NULL) > 0)
+		;
+	for (i = 0; i < procs; i++) {
+		if (sh->child[i].reads < 0)
+			failed = 1;
+		reads += sh->child[i].reads;
+		asleep += sh->child[i].asleep;
+	}
+	if (failed || reads <= 0 || total1 <= total0) {
+		fprintf(stderr, "sleepers: %s: %s\n", argv[1], failed ?
+			"a process failed (see above)" : "no reads");
+		return 1;
+	}
+	printf("procs %d cgroups %d reads %ld ns_per_read %.1f "
+	       "asleep_avg %.1f blocked_max %ld blocked_avg %.1f busy_pct %.1f\n",
+	       procs, ncg, reads, (double)window / reads,
+	       (double)asleep / window, bmax, (double)bsum / nsamples,
+	       100.0 * (busy1 - busy0) / (total1 - total0));
+	return 0;
+}
