@@ -260,17 +260,33 @@ static __always_inline int task_delayed(struct task_struct *p)
 }
 
 /*
+ * cc_try() - one compare-and-swap of count += @delta on word @w at @now; a
+ * global function of its own, so that the verifier walks its branches
+ * once, not once per try of cc_add_slow()
+ * Return: 0 stored, 1 lost a race, -1 the count would leave its range.
+ */
+__noinline int cc_try(__u64 *w, __s64 delta, __u64 now)
+{
+	__u64 old, new;
+
+	if (!w)
+		return -1;
+	old = READ_ONCE(*w);
+	if (iowprobe_cc_next(old, delta, now, &new))
+		return -1;
+	return __sync_val_compare_and_swap(w, old, new) == old ? 0 : 1;
+}
+
+/*
  * cc_add_slow() - count += @delta on a count clock, stamped @now
  *
  * Whatever an earlier update could not store is claimed first and stored
- * with this one, so no change is ever lost, only late.  A global function:
- * the verifier checks its loop once, not at every caller.
+ * with this one, so no change is ever lost, only late.
  * Return: 0, or 1 when the change was left to the next update.
  */
 __noinline int cc_add_slow(struct iowprobe_cc *cc, __s64 delta, __u64 now)
 {
-	__u64 old, new;
-	int i;
+	int i, r = 1;
 
 	if (!cc)
 		return 0;
@@ -278,13 +294,10 @@ __noinline int cc_add_slow(struct iowprobe_cc *cc, __s64 delta, __u64 now)
 		delta += __sync_lock_test_and_set(&cc->owed, 0);
 	if (!delta)
 		return 0;
-	for (i = 0; i < IOWPROBE_CLOCK_TRIES; i++) {
-		old = READ_ONCE(cc->w);
-		if (iowprobe_cc_next(old, delta, now, &new))
-			break;
-		if (__sync_val_compare_and_swap(&cc->w, old, new) == old)
-			return 0;
-	}
+	for (i = 0; i < IOWPROBE_CLOCK_TRIES && r == 1; i++)
+		r = cc_try(&cc->w, delta, now);
+	if (!r)
+		return 0;
 	__sync_fetch_and_add(&cc->owed, delta);
 	stat_inc(&stats.clock_deferred);
 	return 1;
@@ -309,28 +322,44 @@ static __always_inline void cc_add(struct iowprobe_cc *cc, __s64 delta,
 
 #include "owners.bpf.h"
 
+/* sc_try()'s answer when its compare-and-swap lost a race */
+#define SC_RACED	(IOWPROBE_BPF_NO_SHARE - 1)
+
+/*
+ * sc_try() - one try of sc_add(); a global function of its own, so that the
+ * verifier walks its branches once, not once per try
+ * Return: S at @now, NO_SHARE when n would leave its range, SC_RACED.
+ */
+__noinline __u64 sc_try(__u64 *w, __s64 delta, int idle, __u64 now)
+{
+	__u64 old, new;
+
+	if (!w)
+		return IOWPROBE_BPF_NO_SHARE;
+	old = READ_ONCE(*w);
+	if (iowprobe_sc_next(old, delta, idle, now, &new))
+		return IOWPROBE_BPF_NO_SHARE;
+	if (__sync_val_compare_and_swap(w, old, new) != old)
+		return SC_RACED;
+	return iowprobe_sc_value(old, now);
+}
+
 /*
  * sc_add() - n += @delta and the idle bit to @idle (-1: kept) on share
- * clock word @w at @now; a global function, its loop checked once
+ * clock word @w at @now
  * Return: S at @now (the word's before the change), or NO_SHARE when
  * every try lost its race.
  */
 __noinline __u64 sc_add(__u64 *w, __s64 delta, int idle, __u64 now)
 {
-	__u64 old, new;
+	__u64 v = SC_RACED;
 	int i;
 
-	if (!w)
-		return IOWPROBE_BPF_NO_SHARE;
-	for (i = 0; i < IOWPROBE_CLOCK_TRIES; i++) {
-		old = READ_ONCE(*w);
-		if (iowprobe_sc_next(old, delta, idle, now, &new))
-			break;
-		if (__sync_val_compare_and_swap(w, old, new) == old)
-			return iowprobe_sc_value(old, now);
-	}
-	stat_inc(&stats.share_lost);
-	return IOWPROBE_BPF_NO_SHARE;
+	for (i = 0; i < IOWPROBE_CLOCK_TRIES && v == SC_RACED; i++)
+		v = sc_try(w, delta, idle, now);
+	if (v >= SC_RACED)
+		stat_inc(&stats.share_lost);
+	return v >= SC_RACED ? IOWPROBE_BPF_NO_SHARE : v;
 }
 
 /* sc_idle() - the share clock's idle bit for @c now: offline books nothing */
