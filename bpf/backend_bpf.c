@@ -33,7 +33,15 @@
 
 #define BTF_PATH	"/sys/kernel/btf/vmlinux"
 #define RAW_PATH	"bpf/iowprobe/cpus"	/* replay: any path ending so */
-#define SEQ_TRIES	10000
+/*
+ * A CPU's writer holds its sequence odd for one switch's arithmetic, but
+ * a virtual CPU can be descheduled by its host in the middle (and under
+ * TCG the vCPUs take turns): the reader spins SEQ_SPINS tries, then sleeps
+ * SEQ_NAP_NS between rounds, for SEQ_ROUNDS rounds (about a second).
+ */
+#define SEQ_SPINS	1000
+#define SEQ_ROUNDS	1000
+#define SEQ_NAP_NS	1000000
 static struct bpf_state st;
 
 /* the accounts of one CPU as the program left them */
@@ -358,10 +366,13 @@ static int bpf_open(struct iowstat_backend *be)
  */
 static int cpu_copy(const struct iowprobe_bpf_cpu *c, struct bpf_copy *r)
 {
+	const struct timespec nap = { 0, SEQ_NAP_NS };
 	uint64_t s1, inited;
 	int i;
 
-	for (i = 0; i < SEQ_TRIES; i++) {
+	for (i = 0; i < SEQ_SPINS * SEQ_ROUNDS; i++) {
+		if (i && i % SEQ_SPINS == 0)
+			nanosleep(&nap, NULL);
 		s1 = __atomic_load_n(&c->seq, __ATOMIC_ACQUIRE);
 		if (s1 & 1)
 			continue;

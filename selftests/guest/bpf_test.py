@@ -111,6 +111,9 @@ class Pair:
             else:
                 cur.append(line)
         if len(blocks) != 3 or not blocks[2]:
+            if self.p.poll() is not None:
+                raise RuntimeError(f"bpf_pair exit {self.p.returncode}: "
+                                   f"{self.p.stderr.read().strip()}")
             raise RuntimeError("bpf_pair: no module figures (not loaded?)")
         return [parse_cpus(b) for b in blocks]
 
