@@ -5,12 +5,13 @@
  *
  * The directory holds one link per attached program, which keeps the
  * programs (and the maps they use) alive after the attaching process
- * exits, and the four maps a reader needs: cpus and the programs' global
+ * exits, and the seven maps a reader needs: cpus and the programs' global
  * data, both mmap()ed read-only as the attaching process would, meta
- * (IOWPROBE_BPF_LAYOUT and the attach time) and k_load (the kernel's view
- * of each CPU at attach).  A reader checks the layout and the maps' value
- * sizes before it reads anything: a state pinned by another build of
- * iowstat is refused, never misread.
+ * (IOWPROBE_BPF_LAYOUT and the attach time), k_load (the kernel's view
+ * of each CPU at attach), and procs, cgroups and tasks, which
+ * owners_bpf.c reads and whose ended rows it deletes.  A reader checks
+ * the layout and the maps' value sizes before it reads anything: a state
+ * pinned by another build of iowstat is refused, never misread.
  */
 #include <dirent.h>
 #include <errno.h>
