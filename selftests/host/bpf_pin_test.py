@@ -28,7 +28,9 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(
 import iowprobe as iow  # noqa: E402
 
 IOWSTAT = sys.argv[1] if len(sys.argv) > 1 else iow.IOWSTAT
-LINKS = 9            # one per attached program (backend_bpf.c attach_all)
+# one per attached program (backend_bpf.c attach_all: one of the two
+# block_rq_issue variants)
+LINKS = 9
 SLACK_NS = 1_000_000  # the reads' own instants are taken inside iowstat
 
 
@@ -56,10 +58,10 @@ def prom_total(env, metric, cpu):
 
 def check_attached(k, env, pin):
     names = set(os.listdir(pin)) if os.path.isdir(pin) else set()
-    maps = {"meta", "cpus", "bss", "k_load"}
+    maps = {"meta", "cpus", "bss", "k_load", "procs", "cgroups", "tasks"}
     k.diag(f"pinned: {' '.join(sorted(names))}")
     k.result(maps <= names and len(names - maps) == LINKS,
-             f"attach pins the four maps and {LINKS} links")
+             f"attach pins the {len(maps)} maps and {LINKS} links")
     r = iowstat(env, "--bpf", "attach")
     k.result(r.returncode == 0 and "already attached" in r.stderr,
              "a second attach says it is attached, exit 0",
