@@ -24,7 +24,6 @@
 
 #include "backend.h"
 #include "backend_bpf.h"
-#include "debugfs.h"
 #include "iowprobe_bpf.h"
 #include "iowprobe.skel.h"
 #include "procfs.h"
@@ -32,7 +31,6 @@
 #include "util.h"
 
 #define BTF_PATH	"/sys/kernel/btf/vmlinux"
-#define RAW_PATH	"bpf/iowprobe/cpus"	/* replay: any path ending so */
 /*
  * A CPU's writer holds its sequence odd for one switch's arithmetic, but
  * a virtual CPU can be descheduled by its host in the middle (and under
@@ -514,10 +512,34 @@ static int render(const struct iowstat_snapshot *s, char **buf, size_t *len)
 	return err;
 }
 
+/**
+ * bpf_text_take() - a file the backend rendered, @buf of @len (ours from
+ * now on), under the module's file's name ending @path: parsed into @s by
+ * the module's parser, and kept in @raw for --record when not NULL
+ * Return: 0 or -errno, with a message printed.
+ */
+int bpf_text_take(const char *path, char *buf, size_t len,
+		  struct iowstat_snapshot *s, struct iowstat_raw *raw)
+{
+	struct parse_err pe = { 0, NULL };
+	int err;
+
+	err = sample_parse_file(path, buf, len, s, &pe);
+	if (err) {
+		err_msg("--bpf: internal error: line %u of our own %s: %s\n",
+			pe.line, path, pe.why);
+		free(buf);
+		return err;
+	}
+	if (raw)
+		return raw_add(raw, path, buf, len);
+	free(buf);
+	return 0;
+}
+
 static int bpf_read(struct iowstat_backend *be, struct iowstat_snapshot *s,
 		    struct iowstat_raw *raw)
 {
-	struct parse_err pe = { 0, NULL };
 	size_t len;
 	char *buf;
 	int err;
@@ -526,19 +548,7 @@ static int bpf_read(struct iowstat_backend *be, struct iowstat_snapshot *s,
 	if (!(s->have & HAVE_STAT) && read_stat(s))
 		s->nr_stat_cpus = 0;	/* no kernel's view, the rest holds */
 	err = render(s, &buf, &len);
-	if (err)
-		return err;
-	err = debugfs_parse_cpus(buf, len, s, &pe);
-	if (err) {
-		err_msg("--bpf: internal error: line %u of our own cpus text: "
-			"%s\n", pe.line, pe.why);
-		free(buf);
-		return err;
-	}
-	if (raw)
-		return raw_add(raw, RAW_PATH, buf, len);
-	free(buf);
-	return 0;
+	return err ? err : bpf_text_take(IOWSTAT_BPF_RAW_DIR "cpus", buf, len, s, raw);
 }
 
 /*

@@ -12,6 +12,12 @@
 #include "iowprobe_bpf.h"
 #include "iowprobe.skel.h"
 
+/*
+ * where a recording keeps the files the backend renders (--replay takes
+ * any path ending in the module's file: iowprobe/cpus, iowprobe/procs)
+ */
+#define IOWSTAT_BPF_RAW_DIR	"bpf/iowprobe/"
+
 /* the default home of the pinned state in bpffs (IOWSTAT_BPF_PIN moves it) */
 #define IOWSTAT_BPF_PIN_DIR	"/sys/fs/bpf/iowprobe"
 
@@ -51,5 +57,7 @@ struct iowstat_snapshot;
 struct iowstat_raw;
 int bpf_owners_read(const struct bpf_state *st, struct iowstat_snapshot *s,
 		    struct iowstat_raw *raw);
+int bpf_text_take(const char *path, char *buf, size_t len,
+		  struct iowstat_snapshot *s, struct iowstat_raw *raw);
 
 #endif /* IOWSTAT_BACKEND_BPF_H */

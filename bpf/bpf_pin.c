@@ -163,6 +163,28 @@ static int pin_map(struct bpf_map *map, const char *name)
 	return bpf_map__pin(map, path);
 }
 
+/* pin_maps() - every map a reader needs but meta, each under its name */
+static int pin_maps(struct iowprobe_bpf *s)
+{
+	const struct {
+		struct bpf_map *map;
+		const char *name;
+	} pins[] = {
+		{ s->maps.cpus,		PIN_CPUS },
+		{ s->maps.bss,		PIN_BSS },
+		{ s->maps.k_load,	PIN_K_LOAD },
+		{ s->maps.procs,	PIN_PROCS },
+		{ s->maps.cgroups,	PIN_CGROUPS },
+		{ s->maps.tasks,	PIN_TASKS },
+	};
+	unsigned int i;
+	int err = 0;
+
+	for (i = 0; i < ARRAY_SIZE(pins) && !err; i++)
+		err = pin_map(pins[i].map, pins[i].name);
+	return err;
+}
+
 /* pin_links() - one link per attached program, named after it */
 static int pin_links(const struct bpf_object_skeleton *sk)
 {
@@ -202,17 +224,7 @@ int bpf_pin_save(const struct bpf_state *st)
 	}
 	err = write_meta(st);
 	if (!err)
-		err = pin_map(s->maps.cpus, PIN_CPUS);
-	if (!err)
-		err = pin_map(s->maps.bss, PIN_BSS);
-	if (!err)
-		err = pin_map(s->maps.k_load, PIN_K_LOAD);
-	if (!err)
-		err = pin_map(s->maps.procs, PIN_PROCS);
-	if (!err)
-		err = pin_map(s->maps.cgroups, PIN_CGROUPS);
-	if (!err)
-		err = pin_map(s->maps.tasks, PIN_TASKS);
+		err = pin_maps(s);
 	if (!err)
 		err = pin_links(s->skeleton);
 	/* meta last: a reader that sees it finds everything else */

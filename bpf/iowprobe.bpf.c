@@ -617,26 +617,12 @@ static __always_inline int publish_task(__u64 p, struct iowprobe_bpf_task *t)
  * forget() - undo what owners_sleep() and the share clock took for @t,
  * which could not be followed after all
  */
-__noinline int forget(struct iowprobe_bpf_cpu *c,
-		      const struct iowprobe_bpf_task *t)
+static __always_inline void forget(struct iowprobe_bpf_cpu *c,
+				   const struct iowprobe_bpf_task *t)
 {
-	struct iowprobe_bpf_owner_key k;
-	struct iowprobe_bpf_owner *o;
-
-	if (!c || !t)
-		return 0;
 	if (t->share_snap != IOWPROBE_BPF_NO_SHARE)
 		sc_add(&c->share, -1, -1, bpf_ktime_get_ns());
-	k = t->proc;
-	o = k.id ? bpf_map_lookup_elem(&procs, &k) : NULL;
-	if (o)
-		__sync_fetch_and_add(&o->asleep, -1);
-	k.id = t->cgroup;
-	k.start = 0;
-	o = k.id ? bpf_map_lookup_elem(&cgroups, &k) : NULL;
-	if (o)
-		__sync_fetch_and_add(&o->asleep, -1);
-	return 0;
+	owners_forget(t);
 }
 
 /* follow() - @p leaves this CPU in iowait: count it now or park it */
@@ -978,7 +964,6 @@ int iow_seed(struct bpf_iter__task *ctx)
 	t.share_snap = sc_add(&c->share, 1, sc_idle(c), now);
 	owners_sleep(&t, p, now);
 	if (publish_task((__u64)p, &t)) {
-		t.state = IOWPROBE_BPF_DEAD;
 		forget(c, &t);
 		cc_add(&c->mirror, -1, bpf_ktime_get_ns());
 		stat_inc(&stats.tasks_full);

@@ -87,6 +87,18 @@ static __always_inline __u64 task_cgroup_id(struct task_struct *p)
 	return BPF_CORE_READ(p, cgroups, dfl_cgrp, kn, id);
 }
 
+/*
+ * row_find() - the row of @id and @start in @map, NULL when none (id 0:
+ * nobody's); the key is built on the stack, where 6.1's verifier wants it
+ */
+static __always_inline struct iowprobe_bpf_owner *row_find(void *map, __u64 id,
+							   __u64 start)
+{
+	struct iowprobe_bpf_owner_key k = { id, start };
+
+	return id ? bpf_map_lookup_elem(map, &k) : NULL;
+}
+
 /* row_get() - the row of @k in @map, made if new; NULL when it is full */
 static __always_inline struct iowprobe_bpf_owner *
 row_get(void *map, const struct iowprobe_bpf_owner_key *k)
@@ -216,29 +228,40 @@ static __always_inline void book(struct iowprobe_bpf_owner *o,
 __noinline int owners_wake(const struct iowprobe_bpf_task *t, __u64 now,
 			   __u64 share)
 {
-	struct iowprobe_bpf_owner_key k;
 	struct iowprobe_bpf_owner *o;
 	__u64 blk = 0, dev = 0, v;
 
 	if (!t)
 		return 0;
-	if (t->proc.id) {
-		k = t->proc;	/* a key from the stack: 6.1 wants it so */
-		o = bpf_map_lookup_elem(&procs, &k);
-		if (o) {
-			v = iowprobe_cc_value(READ_ONCE(o->blk.w), now);
-			blk = iowprobe_cc_since(v, t->blk_snap);
-			dev = READ_ONCE(o->dev_last);
-			book(o, t, now, share, blk, dev);
-		}
+	o = row_find(&procs, t->proc.id, t->proc.start);
+	if (o) {
+		v = iowprobe_cc_value(READ_ONCE(o->blk.w), now);
+		blk = iowprobe_cc_since(v, t->blk_snap);
+		dev = READ_ONCE(o->dev_last);
+		book(o, t, now, share, blk, dev);
 	}
-	if (!t->cgroup)
-		return 0;
-	k.id = t->cgroup;
-	k.start = 0;
-	o = bpf_map_lookup_elem(&cgroups, &k);
+	o = row_find(&cgroups, t->cgroup, 0);
 	if (o)
 		book(o, t, now, share, blk, dev);
+	return 0;
+}
+
+/*
+ * owners_forget() - undo what owners_note() took for @t, whose sleep could
+ * not be followed after all
+ */
+__noinline int owners_forget(const struct iowprobe_bpf_task *t)
+{
+	struct iowprobe_bpf_owner *o;
+
+	if (!t)
+		return 0;
+	o = row_find(&procs, t->proc.id, t->proc.start);
+	if (o)
+		__sync_fetch_and_add(&o->asleep, -1);
+	o = row_find(&cgroups, t->cgroup, 0);
+	if (o)
+		__sync_fetch_and_add(&o->asleep, -1);
 	return 0;
 }
 
@@ -274,7 +297,7 @@ __noinline int owner_rq(const struct iowprobe_bpf_owner_key *k, __u64 dev,
 		return 0;
 	key = *k;
 	o = delta > 0 ? row_get(&procs, &key) :
-			bpf_map_lookup_elem(&procs, &key);
+			row_find(&procs, key.id, key.start);
 	if (!o) {
 		if (delta > 0)
 			stat_inc(&stats.procs_full);
@@ -289,14 +312,11 @@ __noinline int owner_rq(const struct iowprobe_bpf_owner_key *k, __u64 dev,
 /* owners_exited() - @p is freed; if it led its group, that ended at @now */
 static __always_inline void owners_exited(struct task_struct *p, __u64 now)
 {
-	struct iowprobe_bpf_owner_key k;
 	struct iowprobe_bpf_owner *o;
 
 	if (p->pid != p->tgid)
 		return;
-	k.id = p->tgid;
-	k.start = p->start_time;
-	o = bpf_map_lookup_elem(&procs, &k);
+	o = row_find(&procs, p->tgid, p->start_time);
 	if (o)
 		__sync_val_compare_and_swap(&o->t_exit, 0, now ? now : 1);
 }

@@ -29,7 +29,6 @@
 #define CGROUP2_SUPER_MAGIC	0x63677270	/* include/uapi/linux/magic.h */
 #define FILEID_KERNFS		0xfe		/* include/linux/exportfs.h */
 #define CGROUP_ROOT		"/sys/fs/cgroup"
-#define RAW_DIR			"bpf/iowprobe/"	/* replay: any path ending so */
 
 /*
  * struct row - one row as read, and what its sleepers still asleep add
@@ -307,7 +306,6 @@ static int take(const char *name, enum iowprobe_owner_kind k,
 		const struct rows *t, uint64_t now,
 		struct iowstat_snapshot *s, struct iowstat_raw *raw)
 {
-	struct parse_err pe = { 0, NULL };
 	char path[64];
 	size_t len;
 	char *buf;
@@ -316,18 +314,8 @@ static int take(const char *name, enum iowprobe_owner_kind k,
 	err = render(k, t, now, &buf, &len);
 	if (err)
 		return err;
-	snprintf(path, sizeof(path), RAW_DIR "%s", name);
-	err = sample_parse_file(path, buf, len, s, &pe);
-	if (err) {
-		err_msg("--bpf: internal error: line %u of our own %s text: "
-			"%s\n", pe.line, name, pe.why);
-		free(buf);
-		return err;
-	}
-	if (raw)
-		return raw_add(raw, path, buf, len);
-	free(buf);
-	return 0;
+	snprintf(path, sizeof(path), IOWSTAT_BPF_RAW_DIR "%s", name);
+	return bpf_text_take(path, buf, len, s, raw);
 }
 
 /**

@@ -127,26 +127,11 @@ int cmd_cgroup_join(const struct cmd_cgroup *cg)
 	return write(cg->procs_fd, "0", 1) == 1 ? 0 : -errno;
 }
 
-/**
- * owner_row_sums() - wait_ns, wait_blk_ns and wa_ns of cgroup @id in the
- * text of the module's cgroups file (owners.c parses it)
- * Return: 1 found, 0 no row (the cgroup never waited), -EPROTO not the
- * file this iowstat knows.
+/*
+ * owner_table_sums() - wait_ns, wait_blk_ns and wa_ns of cgroup @id in a
+ * read of a cgroups file, @t
+ * Return: 1 found, 0 no row (the cgroup never waited).
  */
-int owner_row_sums(const char *buf, size_t len, uint64_t id,
-		   uint64_t sums[OWNER_SUMS])
-{
-	struct owner_table t = { 0 };
-	int found;
-
-	if (owners_parse(IOWPROBE_CGROUPS, buf, len, &t, NULL))
-		return -EPROTO;
-	found = owner_table_sums(&t, id, sums);
-	owners_free(&t);
-	return found;
-}
-
-/* owner_table_sums() - owner_row_sums() of a parsed cgroups file @t */
 int owner_table_sums(const struct owner_table *t, uint64_t id,
 		     uint64_t sums[OWNER_SUMS])
 {

@@ -35,8 +35,6 @@ unsigned int cmd_cgroup_remove(struct cmd_cgroup *cg);
 
 /* the reader of one row of a cgroups file (tested) */
 enum { OWNER_WAIT, OWNER_WAIT_BLK, OWNER_WA, OWNER_SUMS };
-int owner_row_sums(const char *buf, size_t len, uint64_t id,
-		   uint64_t sums[OWNER_SUMS]);
 int owner_table_sums(const struct owner_table *t, uint64_t id,
 		     uint64_t sums[OWNER_SUMS]);
 

@@ -198,22 +198,12 @@ def two_readers(k):
 def bpf_attached():
     """iowstat --bpf attach, pinned on a bpffs mounted for the test, beside
     the module; yields the environment that points iowstat at it"""
-    with tempfile.TemporaryDirectory() as d:
-        fs = os.path.join(d, "bpffs")
-        os.mkdir(fs)
-        subprocess.run(["mount", "-t", "bpf", "bpf", fs], check=True)
-        env = dict(os.environ, IOWSTAT_BPF_PIN=os.path.join(fs, "iowprobe"))
-        try:
-            r = subprocess.run([iow.IOWSTAT, "--bpf", "attach"], env=env,
-                               capture_output=True, text=True)
-            if r.returncode:
-                raise RuntimeError(f"iowstat --bpf attach: "
-                                   f"{r.stderr.strip()}")
-            yield env
-        finally:
-            subprocess.run([iow.IOWSTAT, "--bpf", "detach"], env=env,
-                           capture_output=True)
-            subprocess.run(["umount", fs], check=False)
+    with iow.bpffs() as (env, _):
+        r = subprocess.run([iow.IOWSTAT, "--bpf", "attach"], env=env,
+                           capture_output=True, text=True)
+        if r.returncode:
+            raise RuntimeError(f"iowstat --bpf attach: {r.stderr.strip()}")
+        yield env
 
 
 def bpf_tables(env):

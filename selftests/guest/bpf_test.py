@@ -433,38 +433,29 @@ def attached(k):
     the test, read by a later iowstat that says --bpf (the module is
     loaded beside it), then detached.  Each CPU's busy + idle is the time
     since the attach, bracketed by our clock around the attach command."""
-    with tempfile.TemporaryDirectory() as d:
-        fs = os.path.join(d, "bpffs")
-        os.mkdir(fs)
-        subprocess.run(["mount", "-t", "bpf", "bpf", fs], check=True)
-        env = dict(os.environ, IOWSTAT_BPF_PIN=os.path.join(fs, "iowprobe"))
-        try:
-            t0 = time.monotonic_ns()
-            a = subprocess.run([IOWSTAT, "--bpf", "attach"], env=env,
-                               capture_output=True, text=True)
-            t1 = time.monotonic_ns()
-            rec = os.path.join(d, "rec")
-            r = subprocess.run([IOWSTAT, "--bpf", "--record", rec, "-o",
-                                "json"], env=env, capture_output=True,
-                               text=True)
-            rows = iow.recorded_cpus(rec) if r.returncode == 0 else {}
-            far = [abs(row["busy_ns"] + row["idle_ns"] -
-                       (row["now_ns"] - (t0 + t1) // 2)) - (t1 - t0) // 2
-                   for c, row in rows.items() if c != "all"]
-            k.diag(f"attach took {(t1 - t0) / 1e6:.0f} ms; busy + idle "
-                   f"beyond its bracket by {far} ns")
-            k.result(a.returncode == 0 and r.returncode == 0 and far and
-                     max(far) <= 1_000_000, "--bpf attach: a later "
-                     "iowstat reads it, busy + idle since the attach")
-            det = subprocess.run([IOWSTAT, "--bpf", "detach"], env=env,
-                                 capture_output=True, text=True)
-            k.result(det.returncode == 0 and not
-                     os.path.exists(env["IOWSTAT_BPF_PIN"]),
-                     "--bpf detach removes it")
-        finally:
-            subprocess.run([IOWSTAT, "--bpf", "detach"], env=env,
-                           capture_output=True)
-            subprocess.run(["umount", fs])
+    with iow.bpffs() as (env, d):
+        t0 = time.monotonic_ns()
+        a = subprocess.run([IOWSTAT, "--bpf", "attach"], env=env,
+                           capture_output=True, text=True)
+        t1 = time.monotonic_ns()
+        rec = os.path.join(d, "rec")
+        r = subprocess.run([IOWSTAT, "--bpf", "--record", rec, "-o",
+                            "json"], env=env, capture_output=True,
+                           text=True)
+        rows = iow.recorded_cpus(rec) if r.returncode == 0 else {}
+        far = [abs(row["busy_ns"] + row["idle_ns"] -
+                   (row["now_ns"] - (t0 + t1) // 2)) - (t1 - t0) // 2
+               for c, row in rows.items() if c != "all"]
+        k.diag(f"attach took {(t1 - t0) / 1e6:.0f} ms; busy + idle "
+               f"beyond its bracket by {far} ns")
+        k.result(a.returncode == 0 and r.returncode == 0 and far and
+                 max(far) <= 1_000_000, "--bpf attach: a later "
+                 "iowstat reads it, busy + idle since the attach")
+        det = subprocess.run([IOWSTAT, "--bpf", "detach"], env=env,
+                             capture_output=True, text=True)
+        k.result(det.returncode == 0 and not
+                 os.path.exists(env["IOWSTAT_BPF_PIN"]),
+                 "--bpf detach removes it")
 
 
 def run(k, pair):

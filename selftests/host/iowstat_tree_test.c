@@ -415,15 +415,22 @@ TEST(cgroup_row)
 		"1 5 100 90 80 0 777 -\n"
 		"4242 500 1500000000 1490000000 1400000000 0 777 251:0\n";
 	uint64_t s[OWNER_SUMS] = { 0 };
+	struct owner_table t = { 0 }, bad = { 0 };
 
-	ASSERT_EQ(1, owner_row_sums(text, sizeof(text) - 1, 4242, s));
+	ASSERT_EQ(0, owners_parse(IOWPROBE_CGROUPS, text, sizeof(text) - 1,
+				  &t, NULL));
+	ASSERT_EQ(1, owner_table_sums(&t, 4242, s));
 	EXPECT_EQ(1500000000ull, s[OWNER_WAIT]);
 	EXPECT_EQ(1490000000ull, s[OWNER_WAIT_BLK]);
 	EXPECT_EQ(1400000000ull, s[OWNER_WA]);
-	EXPECT_EQ(0, owner_row_sums(text, sizeof(text) - 1, 9, s));
-	EXPECT_EQ(-EPROTO, owner_row_sums("# iowprobe abi 2\ncgroup\n", 24,
-					  1, s));
-	EXPECT_EQ(-EPROTO, owner_row_sums(text, 20, 1, s));
+	EXPECT_EQ(0, owner_table_sums(&t, 9, s));
+	owners_free(&t);
+	/* a file of another ABI, or cut short, is refused */
+	EXPECT_NE(0, owners_parse(IOWPROBE_CGROUPS, "# iowprobe abi 2\ncgroup\n",
+				  24, &bad, NULL));
+	owners_free(&bad);
+	EXPECT_NE(0, owners_parse(IOWPROBE_CGROUPS, text, 20, &bad, NULL));
+	owners_free(&bad);
 }
 
 TEST_HARNESS_MAIN

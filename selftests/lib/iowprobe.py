@@ -10,6 +10,7 @@ the paths below, never through its own location."""
 
 import atexit
 import collections
+import contextlib
 import gzip
 import mmap
 import os
@@ -18,6 +19,7 @@ import re
 import shutil
 import subprocess
 import sys
+import tempfile
 import time
 
 # the tree, from this file's place in it: selftests/lib/iowprobe.py
@@ -343,6 +345,24 @@ def pin(cpu):
 def modprobe(*args):
     subprocess.run(["modprobe", "-r", args[0]], stderr=subprocess.DEVNULL)
     subprocess.run(["modprobe", *args], check=True)
+
+
+@contextlib.contextmanager
+def bpffs():
+    """A bpffs mounted for the test: yields (env, folder), env pointing
+    iowstat --bpf attach and its readers at it (IOWSTAT_BPF_PIN), folder a
+    scratch directory beside it; detached and unmounted at the end"""
+    with tempfile.TemporaryDirectory() as d:
+        fs = os.path.join(d, "bpffs")
+        os.mkdir(fs)
+        subprocess.run(["mount", "-t", "bpf", "bpf", fs], check=True)
+        env = dict(os.environ, IOWSTAT_BPF_PIN=os.path.join(fs, "iowprobe"))
+        try:
+            yield env, d
+        finally:
+            subprocess.run([IOWSTAT, "--bpf", "detach"], env=env,
+                           capture_output=True)
+            subprocess.run(["umount", fs], check=False)
 
 
 def mount_cgroup2():
