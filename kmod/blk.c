@@ -27,9 +27,9 @@
 #include <linux/workqueue.h>
 
 #include "iowprobe.h"
+#include "owners.h"
 
 #define IOWPROBE_MAX_DEVS	64
-#define IOWPROBE_NO_DEV		0xffff
 /*
  * A request still in flight after this long lost its completion (a path
  * that fires no block_rq_complete): forget it, count it, so it cannot keep
@@ -209,6 +209,12 @@ void iowprobe_blk_exit(void)
 	kfree(devs);
 }
 
+/* iowprobe_blk_devt() - the disk of slot @dev, or 0 */
+dev_t iowprobe_blk_devt(u16 dev)
+{
+	return dev < devs_published() ? devs[dev].devt : 0;
+}
+
 /* dev_index() - the slot of @disk, added on first sight */
 static u16 dev_index(struct gendisk *disk)
 {
@@ -268,7 +274,11 @@ static struct hlist_head *rq_bucket(struct iowprobe_cpu *c,
 	return &c->rq_hash[hash_ptr(rq, IOWPROBE_RQ_BITS)];
 }
 
-/* rq_unlink() - take @rq's entry out of @c's hash; c->lock held */
+/*
+ * rq_unlink() - take @rq's entry out of @c's hash; c->lock held.  Unlinked
+ * without poisoning: the entry goes straight onto a free list, whose add
+ * writes both links.
+ */
 static __always_inline struct iowprobe_entry *
 rq_unlink(struct iowprobe_cpu *c, struct request *rq)
 {
@@ -276,25 +286,27 @@ rq_unlink(struct iowprobe_cpu *c, struct request *rq)
 
 	hlist_for_each_entry(e, rq_bucket(c, rq), node) {
 		if (e->key == rq) {
-			hlist_del(&e->node);
+			__hlist_del(&e->node);
 			return e;
 		}
 	}
 	return NULL;
 }
 
-/* rq_entry_get() - a free entry, @c's own before the pool's; c->lock held */
+/*
+ * rq_entry_get() - a free entry, @c's own before the pool's; c->lock held.
+ * Popped without poisoning: rq_start() links it into the hash at once.
+ */
 static __always_inline struct iowprobe_entry *
 rq_entry_get(struct iowprobe_cpu *c)
 {
-	struct iowprobe_entry *e;
+	struct hlist_node *first = c->rq_free.first;
 
-	if (hlist_empty(&c->rq_free))
+	if (!first)
 		return iowprobe_entry_get(&requests);
-	e = hlist_entry(c->rq_free.first, struct iowprobe_entry, node);
-	hlist_del(&e->node);
+	__hlist_del(first);
 	WRITE_ONCE(c->rq_nfree, c->rq_nfree - 1);	/* rq_cached() peeks */
-	return e;
+	return hlist_entry(first, struct iowprobe_entry, node);
 }
 
 /* rq_entry_put() - keep @e for @c's next issue, or give it back; locked */
@@ -353,7 +365,7 @@ static __always_inline void rq_end(struct iowprobe_cpu *c,
 		dev_done(e, now);
 	}
 	busy_add(e->rq.dev, -1, now);
-	iowprobe_owner_rq(e->rq.owner, 0, -1, now);
+	iowprobe_owner_rq(e->rq.owner, IOWPROBE_NO_DEV, -1, now);
 	rq_entry_put(c, e);
 }
 
@@ -368,8 +380,7 @@ static __always_inline void rq_start(struct iowprobe_cpu *c,
 		return;
 	e->key = rq;
 	e->rq.owner = o;
-	iowprobe_owner_rq(o, dev == IOWPROBE_NO_DEV ? 0 : devs[dev].devt, 1,
-			  now);
+	iowprobe_owner_rq(o, dev, 1, now);
 	e->rq.t_issue = now;
 	e->rq.bytes = blk_rq_bytes(rq);
 	e->rq.op = op_of(rq);
@@ -420,19 +431,16 @@ static void reap_fn(struct work_struct *work)
 
 /*
  * rq_owner() - whose a request is: the current user task's process;
- * nobody's from an interrupt or a kernel thread, which issue for others (a
- * completion restarting the queue, writeback, kblockd)
+ * nobody's from an interrupt (a completion restarting the queue) or a
+ * kernel thread.  Interrupts off.
  */
-static struct iowprobe_owner *rq_owner(void)
+static __always_inline struct iowprobe_owner *rq_owner(void)
 {
-	if (in_task() && !(current->flags & PF_KTHREAD))
-		return iowprobe_owner_proc(current);
-	return NULL;
+	return in_task() ? iowprobe_owner_current() : NULL;
 }
 
 void iowprobe_probe_rq_issue(void *data, struct request *rq)
 {
-	struct iowprobe_owner *owner = rq_owner();
 	struct iowprobe_cpu *c = rq_cpu(rq);
 	u16 dev = dev_index(rq->q->disk);
 	struct iowprobe_entry *old;
@@ -447,7 +455,7 @@ void iowprobe_probe_rq_issue(void *data, struct request *rq)
 		atomic64_inc(&rq_anomalies);
 		rq_end(c, old, false, now);
 	}
-	rq_start(c, rq, dev, now, owner);
+	rq_start(c, rq, dev, now, rq_owner());
 	raw_spin_unlock_irqrestore(&c->lock, flags);
 }
 

@@ -173,9 +173,12 @@ void iowprobe_acct_status(struct seq_file *m);
 u64 iowprobe_acct_events(enum iowprobe_event ev);
 
 /* blk.c: requests in flight, per-device figures */
+#define IOWPROBE_NO_DEV		0xffff	/* a device slot: none */
+
 int iowprobe_blk_init(void);
 void iowprobe_blk_exit(void);
 u64 iowprobe_blk_gclock(u64 now);
+dev_t iowprobe_blk_devt(u16 dev);
 /* the block probes, there and not in probes.c: one call less per request */
 void iowprobe_probe_rq_issue(void *data, struct request *rq);
 void iowprobe_probe_rq_complete(void *data, struct request *rq,
@@ -201,8 +204,6 @@ void iowprobe_owners_sleep(struct iowprobe_wait *w, struct task_struct *p,
 			   u64 now);
 void iowprobe_owners_wake(const struct iowprobe_wait *w, u64 now, u64 share);
 struct iowprobe_owner *iowprobe_owner_proc(struct task_struct *p);
-void iowprobe_owner_rq(struct iowprobe_owner *o, dev_t devt, int delta,
-		       u64 now);
 void iowprobe_owners_exited(struct task_struct *p);
 void iowprobe_owners_show(struct seq_file *m, enum iowprobe_owner_kind k);
 void iowprobe_owners_status(struct seq_file *m);

@@ -35,53 +35,10 @@
 #include <linux/workqueue.h>
 
 #include "iowprobe.h"
+#include "owners.h"
 
-/* devices a row remembers its wait on, to name the one it waited on most */
-#define OWNER_DEVS	4
 #define LINGER_NS	(60ULL * NSEC_PER_SEC)
 #define REAP_EVERY	(5 * HZ)
-
-enum row_state { ROW_FREE, ROW_LIVE, ROW_EXITED };
-
-/*
- * struct owner_figs - what a row counts; a new row starts it from zero
- * @key:      tgid or cgroup id; with @start, who the row is
- * @start:    a process's group leader's start_time: a reused pid is not it
- * @blk:      the time a request of the row's own was in flight, kept
- *            only while a sleeper of the row watches it: @asleep > 0
- * @inflight: its requests in flight, changed without the lock
- * @dev_last: the disk of its latest request; a wait is booked on it
- */
-struct owner_figs {
-	u64 key;
-	u64 start;
-	u64 cgroup;
-	struct iowprobe_gclock blk;
-	atomic_t inflight;
-	atomic_t asleep;
-	u64 sleeps;
-	u64 wait_ns;
-	u64 wait_blk_ns;
-	u64 wa_ns;
-	u64 t_exit;
-	u8 state;	/* enum row_state */
-	bool read;	/* read since it exited */
-	dev_t dev_last;
-	dev_t dev[OWNER_DEVS];
-	u64 dev_ns[OWNER_DEVS];
-	char comm[TASK_COMM_LEN];
-};
-
-/*
- * struct iowprobe_owner - one process's or cgroup's row
- * @node: in its set's hash while live
- * @lock: a leaf lock over @f
- */
-struct iowprobe_owner {
-	struct hlist_node node;
-	raw_spinlock_t lock;
-	struct owner_figs f;
-};
 
 struct owner_bucket {
 	raw_spinlock_t lock;
@@ -102,20 +59,8 @@ struct owner_set {
 	bool exact;		/* no row missed in the last reap period */
 };
 
-/*
- * struct owner_cache - per CPU, the rows a task was last found to have: a
- * task issues and sleeps on one CPU over and over, so most lookups hit
- * here and take no lock.  A hit is checked against the rows themselves
- * (a task struct can be reused, a row reaped and reused).
- */
-struct owner_cache {
-	const struct task_struct *task;
-	u64 cgroup;
-	struct iowprobe_owner *row[IOWPROBE_OWNER_KINDS];
-};
-
 unsigned int iowprobe_owner_pool[IOWPROBE_OWNER_KINDS] = { 4096, 1024 };
-static struct owner_cache __percpu *caches;
+DEFINE_PER_CPU(struct owner_cache, iowprobe_owner_cache);
 static struct owner_set sets[IOWPROBE_OWNER_KINDS];
 static const char *const set_name[] = IOWPROBE_OWNER_FILES;
 
@@ -160,15 +105,11 @@ int iowprobe_owners_init(void)
 {
 	int k, ret;
 
-	caches = alloc_percpu(struct owner_cache);
-	if (!caches)
-		return -ENOMEM;
 	for (k = 0; k < IOWPROBE_OWNER_KINDS; k++) {
 		ret = set_init(&sets[k], iowprobe_owner_pool[k]);
 		if (ret) {
 			while (--k >= 0)
 				set_destroy(&sets[k]);
-			free_percpu(caches);
 			return ret;
 		}
 	}
@@ -184,7 +125,6 @@ void iowprobe_owners_exit(void)
 	cancel_delayed_work_sync(&reap_work);
 	for (k = 0; k < IOWPROBE_OWNER_KINDS; k++)
 		set_destroy(&sets[k]);
-	free_percpu(caches);
 }
 
 static struct owner_bucket *bucket_of(struct owner_set *s, u64 key)
@@ -268,6 +208,7 @@ static void row_start(struct iowprobe_owner *o, enum iowprobe_owner_kind k,
 	o->f.key = key;
 	o->f.start = start;
 	o->f.state = ROW_LIVE;
+	o->f.dev_last = IOWPROBE_NO_DEV;
 	if (k == IOWPROBE_PROCS)
 		name(o, p);
 	else
@@ -322,23 +263,26 @@ static bool row_is(const struct iowprobe_owner *o, u64 key, u64 start)
 
 /*
  * iowprobe_owner_proc() - the row of @p's process, made if new; NULL when
- * the pool is empty.  The request path's lookup: a request is its
- * process's, and a cgroup's requests are its processes'.  @p is current
- * or asleep, so its process cannot have exited.
+ * the pool is empty.  The lookup behind iowprobe_owner_current()'s cache
+ * and the sleep path's: a request is its process's, and a cgroup's
+ * requests are its processes'.  @p is current or asleep, so its process
+ * cannot have exited.
  */
 struct iowprobe_owner *iowprobe_owner_proc(struct task_struct *p)
 {
 	u64 start = READ_ONCE(p->group_leader)->start_time;
-	struct owner_cache *c = get_cpu_ptr(caches);
+	struct owner_cache *c = get_cpu_ptr(&iowprobe_owner_cache);
 	struct iowprobe_owner *o = c->row[IOWPROBE_PROCS];
 
-	if (c->task != p || !row_is(o, p->tgid, start)) {
+	if (!owner_cache_hit(c, p) || !row_is(o, p->tgid, start)) {
 		o = row_get(IOWPROBE_PROCS, p->tgid, start, p);
-		c->task = p;
+		/* a hit is a user task's, with its row */
+		c->task = o && !(p->flags & PF_KTHREAD) ? p : NULL;
+		c->task_start = p->start_time;
 		c->row[IOWPROBE_PROCS] = o;
 		c->row[IOWPROBE_CGROUPS] = NULL;	/* not looked up yet */
 	}
-	put_cpu_ptr(caches);
+	put_cpu_ptr(&iowprobe_owner_cache);
 	return o;
 }
 
@@ -353,19 +297,19 @@ void iowprobe_owners_of(struct task_struct *p,
 	struct owner_cache *c;
 
 	owner[IOWPROBE_PROCS] = iowprobe_owner_proc(p);
-	c = get_cpu_ptr(caches);
-	if (c->task == p && c->cgroup == cgroup &&
+	c = get_cpu_ptr(&iowprobe_owner_cache);
+	if (owner_cache_hit(c, p) && c->cgroup == cgroup &&
 	    row_is(c->row[IOWPROBE_CGROUPS], cgroup, 0)) {
 		owner[IOWPROBE_CGROUPS] = c->row[IOWPROBE_CGROUPS];
 	} else {
 		owner[IOWPROBE_CGROUPS] = row_get(IOWPROBE_CGROUPS, cgroup, 0,
 						  p);
-		if (c->task == p) {	/* still this CPU's task: keep it */
+		if (owner_cache_hit(c, p)) {	/* still this CPU's task */
 			c->cgroup = cgroup;
 			c->row[IOWPROBE_CGROUPS] = owner[IOWPROBE_CGROUPS];
 		}
 	}
-	put_cpu_ptr(caches);
+	put_cpu_ptr(&iowprobe_owner_cache);
 }
 
 /*
@@ -442,7 +386,7 @@ void iowprobe_owners_wake(const struct iowprobe_wait *w, u64 now, u64 share)
 		raw_spin_lock_irqsave(&o->lock, flags);
 		blk = iowprobe_since(iowprobe_gclock_read(&o->f.blk, now),
 				     w->blk_snap);
-		dev = READ_ONCE(o->f.dev_last);
+		dev = iowprobe_blk_devt(READ_ONCE(o->f.dev_last));
 		raw_spin_unlock_irqrestore(&o->lock, flags);
 	}
 	for (k = 0; k < IOWPROBE_OWNER_KINDS; k++) {
@@ -461,28 +405,11 @@ void iowprobe_owners_wake(const struct iowprobe_wait *w, u64 now, u64 share)
 }
 
 /*
- * iowprobe_owner_rq() - @delta requests of process row @o, on disk @devt,
- * start or end at @now; under a CPU's lock, so interrupts are off
- *
- * Only a turn of the count (0 <-> 1) while a sleeper watches takes the
- * row's lock: a process that never sleeps in iowait (polled or
- * interrupt-free I/O) pays one atomic operation a request.
+ * iowprobe_owner_turn() - the in-flight count of process row @o turned (0
+ * to 1 or back) at @now while a sleeper watches: its clock follows
  */
-void iowprobe_owner_rq(struct iowprobe_owner *o, dev_t devt, int delta,
-		       u64 now)
+void iowprobe_owner_turn(struct iowprobe_owner *o, u64 now)
 {
-	int n;
-
-	lockdep_assert_irqs_disabled();
-	if (!o)
-		return;
-	if (delta > 0 && devt)
-		WRITE_ONCE(o->f.dev_last, devt);
-	n = atomic_add_return(delta, &o->f.inflight);
-	if (delta > 0 ? n != 1 : n != 0)
-		return;
-	if (!atomic_read(&o->f.asleep))	/* see blk_watch() */
-		return;
 	raw_spin_lock(&o->lock);
 	iowprobe_gclock_set(&o->f.blk, now, atomic_read(&o->f.inflight) > 0);
 	raw_spin_unlock(&o->lock);
