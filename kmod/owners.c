@@ -60,7 +60,7 @@ struct owner_set {
 };
 
 unsigned int iowprobe_owner_pool[IOWPROBE_OWNER_KINDS] = { 4096, 1024 };
-DEFINE_PER_CPU(struct owner_cache, iowprobe_owner_cache);
+struct owner_cache __percpu *iowprobe_owner_caches;
 static struct owner_set sets[IOWPROBE_OWNER_KINDS];
 static const char *const set_name[] = IOWPROBE_OWNER_FILES;
 
@@ -105,11 +105,15 @@ int iowprobe_owners_init(void)
 {
 	int k, ret;
 
+	iowprobe_owner_caches = alloc_percpu(struct owner_cache);
+	if (!iowprobe_owner_caches)
+		return -ENOMEM;
 	for (k = 0; k < IOWPROBE_OWNER_KINDS; k++) {
 		ret = set_init(&sets[k], iowprobe_owner_pool[k]);
 		if (ret) {
 			while (--k >= 0)
 				set_destroy(&sets[k]);
+			free_percpu(iowprobe_owner_caches);
 			return ret;
 		}
 	}
@@ -125,6 +129,7 @@ void iowprobe_owners_exit(void)
 	cancel_delayed_work_sync(&reap_work);
 	for (k = 0; k < IOWPROBE_OWNER_KINDS; k++)
 		set_destroy(&sets[k]);
+	free_percpu(iowprobe_owner_caches);
 }
 
 static struct owner_bucket *bucket_of(struct owner_set *s, u64 key)
@@ -271,7 +276,7 @@ static bool row_is(const struct iowprobe_owner *o, u64 key, u64 start)
 struct iowprobe_owner *iowprobe_owner_proc(struct task_struct *p)
 {
 	u64 start = READ_ONCE(p->group_leader)->start_time;
-	struct owner_cache *c = get_cpu_ptr(&iowprobe_owner_cache);
+	struct owner_cache *c = get_cpu_ptr(iowprobe_owner_caches);
 	struct iowprobe_owner *o = c->row[IOWPROBE_PROCS];
 
 	if (!owner_cache_hit(c, p) || !row_is(o, p->tgid, start)) {
@@ -282,7 +287,7 @@ struct iowprobe_owner *iowprobe_owner_proc(struct task_struct *p)
 		c->row[IOWPROBE_PROCS] = o;
 		c->row[IOWPROBE_CGROUPS] = NULL;	/* not looked up yet */
 	}
-	put_cpu_ptr(&iowprobe_owner_cache);
+	put_cpu_ptr(iowprobe_owner_caches);
 	return o;
 }
 
@@ -297,7 +302,7 @@ void iowprobe_owners_of(struct task_struct *p,
 	struct owner_cache *c;
 
 	owner[IOWPROBE_PROCS] = iowprobe_owner_proc(p);
-	c = get_cpu_ptr(&iowprobe_owner_cache);
+	c = get_cpu_ptr(iowprobe_owner_caches);
 	if (owner_cache_hit(c, p) && c->cgroup == cgroup &&
 	    row_is(c->row[IOWPROBE_CGROUPS], cgroup, 0)) {
 		owner[IOWPROBE_CGROUPS] = c->row[IOWPROBE_CGROUPS];
@@ -309,7 +314,7 @@ void iowprobe_owners_of(struct task_struct *p,
 			c->row[IOWPROBE_CGROUPS] = owner[IOWPROBE_CGROUPS];
 		}
 	}
-	put_cpu_ptr(&iowprobe_owner_cache);
+	put_cpu_ptr(iowprobe_owner_caches);
 }
 
 /*

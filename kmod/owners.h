@@ -82,7 +82,7 @@ struct owner_cache {
 	struct iowprobe_owner *row[IOWPROBE_OWNER_KINDS];
 };
 
-DECLARE_PER_CPU(struct owner_cache, iowprobe_owner_cache);
+extern struct owner_cache __percpu *iowprobe_owner_caches;
 
 void iowprobe_owner_turn(struct iowprobe_owner *o, u64 now);
 
@@ -101,10 +101,10 @@ static __always_inline bool owner_cache_hit(const struct owner_cache *c,
 static __always_inline struct iowprobe_owner *iowprobe_owner_current(void)
 {
 	lockdep_assert_irqs_disabled();
-	if (likely(raw_cpu_read(iowprobe_owner_cache.task) == current &&
-		   raw_cpu_read(iowprobe_owner_cache.task_start) ==
+	if (likely(raw_cpu_read(iowprobe_owner_caches->task) == current &&
+		   raw_cpu_read(iowprobe_owner_caches->task_start) ==
 		   current->start_time))
-		return raw_cpu_read(iowprobe_owner_cache.row[IOWPROBE_PROCS]);
+		return raw_cpu_read(iowprobe_owner_caches->row[IOWPROBE_PROCS]);
 	if (current->flags & PF_KTHREAD)
 		return NULL;
 	return iowprobe_owner_proc(current);

@@ -94,6 +94,16 @@ static inline void hlist_del(struct hlist_node *n)
 	n->pprev = SHIM_POISON2;
 }
 
+/* __hlist_del() - off its list, its own links left as they were */
+static inline void __hlist_del(struct hlist_node *n)
+{
+	if (n->pprev == SHIM_POISON2 || *n->pprev != n)
+		shim_bug("__hlist_del: node not on a list");
+	*n->pprev = n->next;
+	if (n->next)
+		n->next->pprev = n->pprev;
+}
+
 /* hlist_del_init() - off its list, and then on none: deleting it is a bug */
 static inline void hlist_del_init(struct hlist_node *n)
 {
