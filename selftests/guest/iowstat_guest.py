@@ -122,7 +122,9 @@ def beside_vmstat(k):
            "from iowstat's")
     # TCG makes the load bursty and the two samplers see it at different
     # phases: rates over the whole run (each sampler's own real time)
-    # within 8%, and medians of the percentages within 5 points.  The
+    # within 8%, and the percentages' means over the run within 5 points
+    # (a median picks one interval of each, which overlap by as little as
+    # the samplers' phase allows: 6.1-rt once split one 86 and 92).  The
     # kernel books the open idle stretch by nr_iowait when it is read, and
     # from 7.2 on, without IRQ time accounting (Debian's), an interrupt no
     # longer cuts the stretch: longer stretches, so two samplers a moment
@@ -135,10 +137,10 @@ def beside_vmstat(k):
         k.result(abs(ra - rb) <= max(2, 0.08 * ra),
                  f"vmstat: {col} rates agree within 8%")
     for col in ("us", "sy", "id", "wa"):
-        ma = statistics.median(r[col] for r in a)
-        mb = statistics.median(r[col] for r in b)
-        k.diag(f"{col}: vmstat median {ma}, iowstat median {mb}")
-        k.result(abs(ma - mb) <= 5, f"vmstat: {col} medians agree")
+        ma = statistics.fmean(r[col] for r in a)
+        mb = statistics.fmean(r[col] for r in b)
+        k.diag(f"{col}: vmstat mean {ma:.1f}, iowstat mean {mb:.1f}")
+        k.result(abs(ma - mb) <= 5, f"vmstat: {col} means agree")
 
 
 def dd_under_iowstat(count):
