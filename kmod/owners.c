@@ -275,12 +275,12 @@ static bool row_is(const struct iowprobe_owner *o, u64 key, u64 start)
  */
 struct iowprobe_owner *iowprobe_owner_proc(struct task_struct *p)
 {
-	u64 start = READ_ONCE(p->group_leader)->start_time;
 	struct owner_cache *c = get_cpu_ptr(iowprobe_owner_caches);
 	struct iowprobe_owner *o = c->row[IOWPROBE_PROCS];
 
-	if (!owner_cache_hit(c, p) || !row_is(o, p->tgid, start)) {
-		o = row_get(IOWPROBE_PROCS, p->tgid, start, p);
+	if (!owner_cache_hit(c, p)) {	/* a hit's row is live: owners.h */
+		o = row_get(IOWPROBE_PROCS, p->tgid,
+			    READ_ONCE(p->group_leader)->start_time, p);
 		/* a hit is a user task's, with its row */
 		c->task = o && !(p->flags & PF_KTHREAD) ? p : NULL;
 		c->task_start = p->start_time;

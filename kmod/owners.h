@@ -100,11 +100,11 @@ static __always_inline bool owner_cache_hit(const struct owner_cache *c,
  */
 static __always_inline struct iowprobe_owner *iowprobe_owner_current(void)
 {
+	const struct owner_cache *c = raw_cpu_ptr(iowprobe_owner_caches);
+
 	lockdep_assert_irqs_disabled();
-	if (likely(raw_cpu_read(iowprobe_owner_caches->task) == current &&
-		   raw_cpu_read(iowprobe_owner_caches->task_start) ==
-		   current->start_time))
-		return raw_cpu_read(iowprobe_owner_caches->row[IOWPROBE_PROCS]);
+	if (likely(owner_cache_hit(c, current)))
+		return c->row[IOWPROBE_PROCS];
 	if (current->flags & PF_KTHREAD)
 		return NULL;
 	return iowprobe_owner_proc(current);

@@ -83,25 +83,21 @@ static inline void hlist_add_head(struct hlist_node *n, struct hlist_head *h)
 	n->pprev = &h->first;
 }
 
-static inline void hlist_del(struct hlist_node *n)
+/* __hlist_del() - off its list, its own links left as they were */
+static inline void __hlist_del(struct hlist_node *n)
 {
 	if (n->pprev == SHIM_POISON2 || *n->pprev != n)
 		shim_bug("hlist_del: node not on a list");
 	*n->pprev = n->next;
 	if (n->next)
 		n->next->pprev = n->pprev;
-	n->next = SHIM_POISON1;
-	n->pprev = SHIM_POISON2;
 }
 
-/* __hlist_del() - off its list, its own links left as they were */
-static inline void __hlist_del(struct hlist_node *n)
+static inline void hlist_del(struct hlist_node *n)
 {
-	if (n->pprev == SHIM_POISON2 || *n->pprev != n)
-		shim_bug("__hlist_del: node not on a list");
-	*n->pprev = n->next;
-	if (n->next)
-		n->next->pprev = n->pprev;
+	__hlist_del(n);
+	n->next = SHIM_POISON1;
+	n->pprev = SHIM_POISON2;
 }
 
 /* hlist_del_init() - off its list, and then on none: deleting it is a bug */

@@ -21,7 +21,7 @@ void free_percpu(void *p);
 #define get_cpu_ptr(p)		this_cpu_ptr(p)
 #define put_cpu_ptr(p)		((void)(p))
 #define this_cpu_inc(x)		((*per_cpu_ptr(&(x), smp_processor_id()))++)
-#define raw_cpu_read(x)		(*per_cpu_ptr(&(x), smp_processor_id()))
+#define raw_cpu_ptr(p)		this_cpu_ptr(p)
 
 #define smp_processor_id()	shim_cpu
 #define nr_cpu_ids		((unsigned int)SHIM_NR_CPUS)
