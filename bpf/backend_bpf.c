@@ -271,6 +271,7 @@ static void owner_maps(struct iowprobe_bpf *s)
 	st.procs_fd = bpf_map__fd(s->maps.procs);
 	st.cgroups_fd = bpf_map__fd(s->maps.cgroups);
 	st.tasks_fd = bpf_map__fd(s->maps.tasks);
+	st.inflight_fd = bpf_map__fd(s->maps.inflight);
 	st.procs_max = bpf_map__max_entries(s->maps.procs);
 	st.cgroups_max = bpf_map__max_entries(s->maps.cgroups);
 }
@@ -565,7 +566,7 @@ static void report_stats(void)
 			"rqs_full %llu clock_deferred %llu map_busy %llu "
 			"rq_anomalies %llu delayed_parked %llu "
 			"delayed_blocked %llu late_block %llu seeded %llu "
-			"seed_raced %llu\n",
+			"seed_raced %llu blk_full %llu\n",
 			(unsigned long long)x->tasks_full,
 			(unsigned long long)x->pending_full,
 			(unsigned long long)x->rqs_full,
@@ -576,7 +577,8 @@ static void report_stats(void)
 			(unsigned long long)x->delayed_blocked,
 			(unsigned long long)x->late_block,
 			(unsigned long long)x->seeded,
-			(unsigned long long)x->seed_raced);
+			(unsigned long long)x->seed_raced,
+			(unsigned long long)x->blk_full);
 	if (!tasks && !x->rqs_full && !x->clock_deferred && !x->map_busy)
 		return;
 	err_msg("--bpf: not everything was followed: %llu iowait sleeps, "
@@ -655,7 +657,7 @@ static int64_t bpf_owner_misses(struct iowstat_backend *be,
 	const struct iowprobe_bpf_stats *x = &st.bss->stats;
 
 	(void)be;
-	return (int64_t)(k == IOWPROBE_PROCS ? x->procs_full :
+	return (int64_t)(k == IOWPROBE_PROCS ? x->procs_full + x->blk_full :
 					       x->cgroups_full);
 }
 

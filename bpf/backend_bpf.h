@@ -32,7 +32,8 @@
  * @ncpus:     possible CPUs, the entries of the cpus map
  * @ns_per_tick: one USER_HZ tick of /proc/stat
  * @k_load:    per CPU, the kernel's view at attach; NULL: since boot
- * @procs_fd, @cgroups_fd, @tasks_fd: the maps of who waits (owners_bpf.c)
+ * @procs_fd, @cgroups_fd, @tasks_fd, @inflight_fd: the maps of who waits
+ *             (owners_bpf.c)
  * @procs_max, @cgroups_max: their entries
  */
 struct bpf_state {
@@ -43,7 +44,7 @@ struct bpf_state {
 	unsigned int ncpus;
 	uint64_t ns_per_tick;
 	struct iowprobe_bpf_kview *k_load;
-	int procs_fd, cgroups_fd, tasks_fd;
+	int procs_fd, cgroups_fd, tasks_fd, inflight_fd;
 	size_t procs_max, cgroups_max;
 };
 

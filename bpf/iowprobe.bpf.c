@@ -1037,8 +1037,7 @@ static __always_inline struct iowprobe_bpf_rqs *rq_bucket(__u64 id)
  * once by another request.
  */
 static __always_inline bool claim_rq(struct iowprobe_bpf_rqs *b, __u64 id,
-				     __u64 *info,
-				     struct iowprobe_bpf_owner_key *owner)
+				     __u64 *info, __u64 *owner, __u64 *way)
 {
 	int i;
 
@@ -1047,16 +1046,18 @@ static __always_inline bool claim_rq(struct iowprobe_bpf_rqs *b, __u64 id,
 		if (READ_ONCE(b->rq[i]) != id)
 			continue;
 		*info = READ_ONCE(b->info[i]);
-		owner->id = READ_ONCE(b->owner[i].id);
-		owner->start = READ_ONCE(b->owner[i].start);
+		*owner = READ_ONCE(b->owner[i]);
+		*way = READ_ONCE(b->way[i]);
 		return __sync_val_compare_and_swap(&b->rq[i], id, 0) == id;
 	}
 	return false;
 }
 
-/* rq_end() - the request of @info, issued by @owner, is no longer in flight */
-static __always_inline void rq_end(__u64 info,
-				   const struct iowprobe_bpf_owner_key *owner,
+/*
+ * rq_end() - the request of @info, issued by the process @owner (counted
+ * at @way of the in-flight table), is no longer in flight
+ */
+static __always_inline void rq_end(__u64 info, __u64 owner, __u64 way,
 				   bool done)
 {
 	struct iowprobe_bpf_cpu *c = cpu_state(iowprobe_bpf_cpu_of(info));
@@ -1066,7 +1067,7 @@ static __always_inline void rq_end(__u64 info,
 		return;
 	cc_add(&c->local, -1, now);
 	cc_add(&disk_clock, -1, now);
-	owner_rq(owner, 0, -1, now);
+	blk_end(owner, way, now);
 	if (!done)
 		return;
 	count(c, IOWPROBE_C_rq_completed, 1);
@@ -1088,11 +1089,9 @@ static __always_inline void rq_end(__u64 info,
  * request.
  */
 static __always_inline int publish_rq(struct iowprobe_bpf_rqs *b, __u64 id,
-				      __u64 info,
-				      const struct iowprobe_bpf_owner_key *owner)
+				      __u64 info, __u64 owner, __u64 way)
 {
-	struct iowprobe_bpf_owner_key old_owner = { 0, 0 };
-	__u64 k, old = 0;
+	__u64 k, old = 0, old_owner = 0, old_way = 0;
 	int i, slot = -1;
 	bool stale = false;
 
@@ -1101,7 +1100,8 @@ static __always_inline int publish_rq(struct iowprobe_bpf_rqs *b, __u64 id,
 		k = READ_ONCE(b->rq[i]);
 		if (k == id) {
 			old = READ_ONCE(b->info[i]);
-			old_owner = b->owner[i];
+			old_owner = READ_ONCE(b->owner[i]);
+			old_way = READ_ONCE(b->way[i]);
 			k = __sync_val_compare_and_swap(&b->rq[i], id, 0);
 			stale |= k == id;
 			k = k == id ? 0 : k;
@@ -1110,13 +1110,14 @@ static __always_inline int publish_rq(struct iowprobe_bpf_rqs *b, __u64 id,
 			continue;
 		if (__sync_val_compare_and_swap(&b->rq[i], 0, id) == 0) {
 			WRITE_ONCE(b->info[i], info);
-			b->owner[i] = *owner;
+			WRITE_ONCE(b->owner[i], owner);
+			WRITE_ONCE(b->way[i], way);
 			slot = i;
 		}
 	}
 	if (stale) {
 		stat_inc(&stats.rq_anomalies);
-		rq_end(old, &old_owner, false);
+		rq_end(old, old_owner, old_way, false);
 	}
 	return slot >= 0 ? 0 : -1;
 }
@@ -1131,22 +1132,21 @@ static __always_inline int rq_issue(struct request *rq, bool irq_seen)
 	struct iowprobe_bpf_rqs *b = rq_bucket(id);
 	__u32 cpu = rq_cpu(rq);
 	struct iowprobe_bpf_cpu *c = cpu_state(cpu);
-	struct iowprobe_bpf_owner_key owner;
-	__u64 info, now;
+	__u64 info, now, owner, way = IOWPROBE_BPF_NO_WAY;
 
 	if (!b || !c)
 		return 0;
 	info = iowprobe_bpf_rq_info(cpu, rq_op(rq), rq->__data_len);
 	now = bpf_ktime_get_ns();
-	/* a process whose row is full owns none: its end finds none */
-	if (rq_owner(&owner, irq_seen) &&
-	    !owner_rq(&owner, rq_dev(rq), 1, now)) {
-		owner.id = 0;
-		owner.start = 0;
-	}
+	/* a process whose set is full owns none: its end finds none */
+	owner = rq_owner(irq_seen);
+	if (owner)
+		way = blk_issue(owner, rq_dev(rq), now);
+	if (way == IOWPROBE_BPF_NO_WAY)
+		owner = 0;
 	/* published first: its completion cannot come before we end */
-	if (publish_rq(b, id, info, &owner)) {
-		owner_rq(&owner, 0, -1, now);
+	if (publish_rq(b, id, info, owner, way)) {
+		blk_end(owner, way, now);
 		stat_inc(&stats.rqs_full);
 		return 0;
 	}
@@ -1178,16 +1178,15 @@ SEC("tp_btf/block_rq_complete")
 int BPF_PROG(iow_rq_complete, struct request *rq, int error,
 	     unsigned int nr_bytes)
 {
-	struct iowprobe_bpf_owner_key owner;
 	struct iowprobe_bpf_rqs *b;
-	__u64 id, info;
+	__u64 id, info, owner, way;
 
 	if (nr_bytes < rq->__data_len)
 		return 0;	/* a partial completion: still in flight */
 	id = rq_id(rq);
 	b = rq_bucket(id);
-	if (b && claim_rq(b, id, &info, &owner))
-		rq_end(info, &owner, true);
+	if (b && claim_rq(b, id, &info, &owner, &way))
+		rq_end(info, owner, way, true);
 	return 0;
 }
 
@@ -1195,11 +1194,10 @@ int BPF_PROG(iow_rq_complete, struct request *rq, int error,
 SEC("tp_btf/block_rq_requeue")
 int BPF_PROG(iow_rq_requeue, struct request *rq)
 {
-	__u64 id = rq_id(rq), info;
+	__u64 id = rq_id(rq), info, owner, way;
 	struct iowprobe_bpf_rqs *b = rq_bucket(id);
-	struct iowprobe_bpf_owner_key owner;
 
-	if (b && claim_rq(b, id, &info, &owner))
-		rq_end(info, &owner, false);
+	if (b && claim_rq(b, id, &info, &owner, &way))
+		rq_end(info, owner, way, false);
 	return 0;
 }

@@ -203,7 +203,7 @@ struct iowprobe_bpf_cpu {
  * IOWPROBE_BPF_LAYOUT with any change to the shape of a pinned map or of
  * the program's global data.
  */
-#define IOWPROBE_BPF_LAYOUT	3
+#define IOWPROBE_BPF_LAYOUT	4
 
 struct iowprobe_bpf_meta {
 	__u64 layout;
@@ -260,17 +260,14 @@ struct iowprobe_bpf_owner_key {
 /*
  * struct iowprobe_bpf_owner - a row of the procs or cgroups map; changed
  * with atomic operations by any CPU
- * @blk:      procs: count clock of its requests in flight
  * @asleep:   its tasks followed asleep in iowait now
  * @cgroup:   procs: the cgroup of its latest sleeper
  * @t_exit:   procs: when its group leader was freed (0: live)
- * @dev_last: procs: the disk of its latest request (kernel dev_t)
  * @dev, @dev_ns: the disks it waited on with a request in flight, and
  *            how long; a full set gives its least slot to a new disk
  * @comm:     procs: its group leader's name
  */
 struct iowprobe_bpf_owner {
-	struct iowprobe_cc blk;
 	__u64 sleeps;
 	__u64 wait_ns;
 	__u64 wait_blk_ns;
@@ -278,7 +275,6 @@ struct iowprobe_bpf_owner {
 	__s64 asleep;
 	__u64 cgroup;
 	__u64 t_exit;
-	__u64 dev_last;
 	__u64 dev[IOWPROBE_BPF_OWNER_DEVS];
 	__u64 dev_ns[IOWPROBE_BPF_OWNER_DEVS];
 	char comm[16];
@@ -292,7 +288,8 @@ struct iowprobe_bpf_owner {
  * noted when it went to sleep, to settle on its rows when it wakes
  * @t_sleep:    when it went to sleep
  * @share_snap: its CPU's share clock when it was counted there
- * @blk_snap:   its process row's in-flight clock at @t_sleep
+ * @blk_snap:   its process's in-flight clock at @t_sleep
+ * @blk_way:    where that clock is: iowprobe_bpf_way(), ~0 when nowhere
  * @proc:       its process row's key (id 0: none)
  * @cgroup:     its cgroup row's id (0: none)
  */
@@ -301,9 +298,55 @@ struct iowprobe_bpf_task {
 	__u64 t_sleep;
 	__u64 share_snap;
 	__u64 blk_snap;
+	__u64 blk_way;
 	struct iowprobe_bpf_owner_key proc;
 	__u64 cgroup;
 };
+
+/*
+ * The in-flight table: per process, the count clock of its requests in
+ * flight, apart from its row so that a request finds it without a hash
+ * lookup.  A process lives in set tgid % IOWPROBE_BPF_BLK_SETS (pids are
+ * handed out in sequence, so the sets fill evenly), in the first of its
+ * ways it claims, under its tag: the tgid and the low half of its group
+ * leader's start_time (a reused tgid is another process).  The way is
+ * claimed at its first request or sleep and given back once its leader
+ * is freed with nothing in flight.
+ */
+#define IOWPROBE_BPF_BLK_WAYS	4
+#define IOWPROBE_BPF_BLK_SETS	1024
+#define IOWPROBE_BPF_NO_WAY	(~0ULL)
+
+/*
+ * struct iowprobe_bpf_blk_set - a set of the in-flight table
+ * @tag:      each way's process, iowprobe_bpf_proc_tag(); 0 when free
+ * @exited:   1 once its group leader is freed: the last request to end
+ *            gives the way back
+ * @dev_last: the disk of its latest request (kernel dev_t)
+ * @blk:      count clock of its requests in flight
+ */
+struct iowprobe_bpf_blk_set {
+	__u64 tag[IOWPROBE_BPF_BLK_WAYS];
+	__u64 exited[IOWPROBE_BPF_BLK_WAYS];
+	__u64 dev_last[IOWPROBE_BPF_BLK_WAYS];
+	struct iowprobe_cc blk[IOWPROBE_BPF_BLK_WAYS];
+};
+
+static __always_inline __u64 iowprobe_bpf_proc_tag(__u32 tgid, __u64 start)
+{
+	return (__u64)tgid << 32 | (__u32)start;
+}
+
+static __always_inline __u32 iowprobe_bpf_blk_set_of(__u64 tag)
+{
+	return (tag >> 32) % IOWPROBE_BPF_BLK_SETS;
+}
+
+/* iowprobe_bpf_way() - a way's place in the table: set and way in one */
+static __always_inline __u64 iowprobe_bpf_way(__u32 set, __u32 way)
+{
+	return (__u64)set * IOWPROBE_BPF_BLK_WAYS + way;
+}
 
 /*
  * struct iowprobe_bpf_rqs - a bucket of the requests table
@@ -312,14 +355,16 @@ struct iowprobe_bpf_task {
  *        it ends the request
  * @info: the request's charged CPU (as in the state word), op and bytes,
  *        iowprobe_bpf_rq_info()
- * @owner: the process that issued it (id 0: nobody's)
+ * @owner: the tag of the process that issued it (0: nobody's)
+ * @way:   where the in-flight table counts it for that process
  */
 #define IOWPROBE_BPF_RQ_WAYS	8
 
 struct iowprobe_bpf_rqs {
 	__u64 rq[IOWPROBE_BPF_RQ_WAYS];
 	__u64 info[IOWPROBE_BPF_RQ_WAYS];
-	struct iowprobe_bpf_owner_key owner[IOWPROBE_BPF_RQ_WAYS];
+	__u64 owner[IOWPROBE_BPF_RQ_WAYS];
+	__u64 way[IOWPROBE_BPF_RQ_WAYS];
 };
 
 static __always_inline __u64 iowprobe_bpf_rq_info(__u32 cpu, __u8 op,
@@ -350,8 +395,10 @@ static __always_inline __u32 iowprobe_bpf_rq_bytes(__u64 info)
  * @delayed_parked, @delayed_blocked, @late_block: as the module's status
  * @seeded:        tasks found asleep in iowait at attach, now followed
  * @seed_raced:    ... that woke while being seeded, so not followed
- * @procs_full, @cgroups_full: sleeps or requests left without their row:
- *                 the procs or cgroups map was full
+ * @procs_full, @cgroups_full: sleeps left without their row: the procs
+ *                 or cgroups map was full
+ * @blk_full:      requests or sleeps left without an in-flight clock: their
+ *                 set of the in-flight table was full
  * @share_lost:    sleepers left out of their CPU's share clock (lost every
  *                 compare-and-swap race)
  */
@@ -370,6 +417,7 @@ struct iowprobe_bpf_stats {
 	__u64 procs_full;
 	__u64 cgroups_full;
 	__u64 share_lost;
+	__u64 blk_full;
 };
 
 #endif /* IOWPROBE_BPF_H */

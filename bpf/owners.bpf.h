@@ -9,9 +9,11 @@
  * sleep, its process's in-flight clock and its CPU's share clock; the one
  * event that ends the entry settles on the rows with the differences.
  * A request is a process's when one of its user tasks issued it, not an
- * interrupt or a kernel thread (the module's rule).  iowstat reads the
- * rows, adds the sleepers still asleep, and deletes a process's row once
- * read after its exit, a cgroup's once the cgroup is gone.
+ * interrupt or a kernel thread (the module's rule).  Its in-flight clock
+ * is in the inflight table, found from the tgid without a hash lookup:
+ * a request costs no lookup of a row.  iowstat reads the rows, adds the
+ * sleepers still asleep, and deletes a process's row once read after its
+ * exit, a cgroup's once the cgroup is gone.
  */
 #ifndef IOWPROBE_OWNERS_BPF_H
 #define IOWPROBE_OWNERS_BPF_H
@@ -33,6 +35,14 @@ struct {
 	__type(key, struct iowprobe_bpf_owner_key);
 	__type(value, struct iowprobe_bpf_owner);
 } cgroups SEC(".maps");
+
+/* the in-flight table (iowprobe_bpf.h), one element per set */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, IOWPROBE_BPF_BLK_SETS);
+	__type(key, __u32);
+	__type(value, struct iowprobe_bpf_blk_set);
+} inflight SEC(".maps");
 
 /* a new row's first value: never written */
 struct {
@@ -81,10 +91,13 @@ static __always_inline bool in_interrupt_bpf(void)
 	return false;
 }
 
-/* task_cgroup_id() - @p's cgroup v2 id, as cgroup_id(task_dfl_cgroup()) */
+/*
+ * task_cgroup_id() - @p's cgroup v2 id, as cgroup_id(task_dfl_cgroup()):
+ * four direct loads (a faulting one reads 0), not four helper calls
+ */
 static __always_inline __u64 task_cgroup_id(struct task_struct *p)
 {
-	return BPF_CORE_READ(p, cgroups, dfl_cgrp, kn, id);
+	return p->cgroups->dfl_cgrp->kn->id;
 }
 
 /*
@@ -115,6 +128,139 @@ row_get(void *map, const struct iowprobe_bpf_owner_key *k)
 	return bpf_map_lookup_elem(map, k);
 }
 
+/* blk_set() - the set of the in-flight table that holds way @way */
+static __always_inline struct iowprobe_bpf_blk_set *blk_set(__u64 way)
+{
+	__u32 set = way / IOWPROBE_BPF_BLK_WAYS;
+
+	return bpf_map_lookup_elem(&inflight, &set);
+}
+
+/*
+ * blk_claim() - the way of the process @tag in the in-flight table,
+ * claimed if it has none; IOWPROBE_BPF_NO_WAY when its set is full.
+ * Whoever claims for a tag tries the free ways in one order, so two
+ * threads racing to claim for one process end in the same way (unless a
+ * way ahead is given back between their looks: then each request still
+ * ends on the way its slot kept, and the exit gives back both).
+ */
+static __always_inline __u64 blk_claim(__u64 tag)
+{
+	__u32 set = iowprobe_bpf_blk_set_of(tag);
+	struct iowprobe_bpf_blk_set *s;
+	__u64 old;
+	int i;
+
+	s = bpf_map_lookup_elem(&inflight, &set);
+	if (!s)
+		return IOWPROBE_BPF_NO_WAY;
+#pragma unroll
+	for (i = 0; i < IOWPROBE_BPF_BLK_WAYS; i++)
+		if (READ_ONCE(s->tag[i]) == tag)
+			return iowprobe_bpf_way(set, i);
+#pragma unroll
+	for (i = 0; i < IOWPROBE_BPF_BLK_WAYS; i++) {
+		old = READ_ONCE(s->tag[i]);
+		if (!old)
+			old = __sync_val_compare_and_swap(&s->tag[i], 0, tag);
+		if (!old || old == tag)
+			return iowprobe_bpf_way(set, i);
+	}
+	stat_inc(&stats.blk_full);
+	return IOWPROBE_BPF_NO_WAY;
+}
+
+/*
+ * blk_put() - give back way @i of @s, whose process @tag has exited, once
+ * nothing of it is in flight.  Its exit sets @exited before it looks at
+ * the count, a request's end changes the count before it looks at
+ * @exited (both atomic, so ordered): one of the two sees the other's
+ * change, and the one that clears @exited gives the way back.
+ */
+static __always_inline void blk_put(struct iowprobe_bpf_blk_set *s, int i,
+				    __u64 tag)
+{
+	i &= IOWPROBE_BPF_BLK_WAYS - 1;
+	if (iowprobe_cc_count(READ_ONCE(s->blk[i].w)) ||
+	    READ_ONCE(s->blk[i].owed))
+		return;
+	if (__sync_val_compare_and_swap(&s->exited[i], 1, 0) != 1)
+		return;
+	WRITE_ONCE(s->dev_last[i], 0);
+	__sync_val_compare_and_swap(&s->tag[i], tag, 0);
+}
+
+/*
+ * blk_issue() - a request of the process @tag on disk @dev at @now
+ * Return: the way that counts it, IOWPROBE_BPF_NO_WAY when none does.
+ */
+static __always_inline __u64 blk_issue(__u64 tag, __u64 dev, __u64 now)
+{
+	__u64 way = blk_claim(tag);
+	struct iowprobe_bpf_blk_set *s;
+	int i = way % IOWPROBE_BPF_BLK_WAYS;
+
+	if (way == IOWPROBE_BPF_NO_WAY)
+		return way;
+	s = blk_set(way);
+	if (!s)
+		return IOWPROBE_BPF_NO_WAY;
+	if (dev)
+		WRITE_ONCE(s->dev_last[i], dev);
+	cc_add(&s->blk[i], 1, now);
+	return way;
+}
+
+/* blk_end() - the request of @tag counted at @way is no longer in flight */
+static __always_inline void blk_end(__u64 tag, __u64 way, __u64 now)
+{
+	struct iowprobe_bpf_blk_set *s;
+	int i = way % IOWPROBE_BPF_BLK_WAYS;
+
+	if (!tag)
+		return;
+	s = blk_set(way);
+	if (!s || READ_ONCE(s->tag[i]) != tag)
+		return;
+	cc_add(&s->blk[i], -1, now);
+	if (READ_ONCE(s->exited[i]))
+		blk_put(s, i, tag);
+}
+
+/* blk_exited() - the group leader of @tag is freed: its ways go back */
+static __always_inline void blk_exited(__u64 tag)
+{
+	__u64 way = iowprobe_bpf_way(iowprobe_bpf_blk_set_of(tag), 0);
+	struct iowprobe_bpf_blk_set *s = blk_set(way);
+	int i;
+
+	if (!s)
+		return;
+#pragma unroll
+	for (i = 0; i < IOWPROBE_BPF_BLK_WAYS; i++)
+		if (READ_ONCE(s->tag[i]) == tag &&
+		    !__sync_val_compare_and_swap(&s->exited[i], 0, 1))
+			blk_put(s, i, tag);
+}
+
+/*
+ * blk_read() - the in-flight clock at @way at @now, and in @dev the disk
+ * of its latest request; 0 for no way
+ */
+static __always_inline __u64 blk_read(__u64 way, __u64 now, __u64 *dev)
+{
+	struct iowprobe_bpf_blk_set *s;
+	int i = way % IOWPROBE_BPF_BLK_WAYS;
+
+	if (way == IOWPROBE_BPF_NO_WAY)
+		return 0;
+	s = blk_set(way);
+	if (!s)
+		return 0;
+	*dev = READ_ONCE(s->dev_last[i]);
+	return iowprobe_cc_value(READ_ONCE(s->blk[i].w), now);
+}
+
 struct owner_comm {
 	char c[16];
 };
@@ -131,10 +277,13 @@ __noinline int owners_note(struct iowprobe_bpf_task *t,
 {
 	struct iowprobe_bpf_owner_key k;
 	struct iowprobe_bpf_owner *o;
+	__u64 dev;
 
 	if (!t || !comm)
 		return 0;
-	t->blk_snap = 0;
+	t->blk_way = blk_claim(iowprobe_bpf_proc_tag(t->proc.id,
+						     t->proc.start));
+	t->blk_snap = blk_read(t->blk_way, t->t_sleep, &dev);
 	k = t->proc;
 	o = row_get(&procs, &k);
 	if (o) {
@@ -142,8 +291,6 @@ __noinline int owners_note(struct iowprobe_bpf_task *t,
 		__builtin_memcpy(o->comm, comm->c, sizeof(o->comm));
 		WRITE_ONCE(o->cgroup, t->cgroup);
 		__sync_fetch_and_add(&o->asleep, 1);
-		t->blk_snap = iowprobe_cc_value(READ_ONCE(o->blk.w),
-						t->t_sleep);
 	} else {
 		t->proc.id = 0;
 		stat_inc(&stats.procs_full);
@@ -229,17 +376,16 @@ __noinline int owners_wake(const struct iowprobe_bpf_task *t, __u64 now,
 			   __u64 share)
 {
 	struct iowprobe_bpf_owner *o;
-	__u64 blk = 0, dev = 0, v;
+	__u64 blk = 0, dev = 0;
 
 	if (!t)
 		return 0;
+	if (t->blk_way != IOWPROBE_BPF_NO_WAY)
+		blk = iowprobe_cc_since(blk_read(t->blk_way, now, &dev),
+					t->blk_snap);
 	o = row_find(&procs, t->proc.id, t->proc.start);
-	if (o) {
-		v = iowprobe_cc_value(READ_ONCE(o->blk.w), now);
-		blk = iowprobe_cc_since(v, t->blk_snap);
-		dev = READ_ONCE(o->dev_last);
+	if (o)
 		book(o, t, now, share, blk, dev);
-	}
 	o = row_find(&cgroups, t->cgroup, 0);
 	if (o)
 		book(o, t, now, share, blk, dev);
@@ -266,47 +412,17 @@ __noinline int owners_forget(const struct iowprobe_bpf_task *t)
 }
 
 /*
- * rq_owner() - the process of the current task, when a user task issues
- * the request (not a kernel thread, which issues for others, nor an
- * interrupt, when @irq_seen); false with @k cleared when nobody's
+ * rq_owner() - the tag of the current task's process when a user task
+ * issues the request (not a kernel thread, which issues for others, nor
+ * an interrupt, when @irq_seen); 0 when nobody's
  */
-static __always_inline bool rq_owner(struct iowprobe_bpf_owner_key *k,
-				     bool irq_seen)
+static __always_inline __u64 rq_owner(bool irq_seen)
 {
 	struct task_struct *p = bpf_get_current_task_btf();
 
-	k->id = 0;
-	k->start = 0;
 	if (p->flags & PF_KTHREAD || (irq_seen && in_interrupt_bpf()))
-		return false;
-	proc_key(p, k);
-	return true;
-}
-
-/*
- * owner_rq() - @delta requests of the process @k on disk @dev, at @now
- * Return: 1 when the process has its row, else 0.
- */
-__noinline int owner_rq(const struct iowprobe_bpf_owner_key *k, __u64 dev,
-			int delta, __u64 now)
-{
-	struct iowprobe_bpf_owner_key key;
-	struct iowprobe_bpf_owner *o;
-
-	if (!k || !k->id)
 		return 0;
-	key = *k;
-	o = delta > 0 ? row_get(&procs, &key) :
-			row_find(&procs, key.id, key.start);
-	if (!o) {
-		if (delta > 0)
-			stat_inc(&stats.procs_full);
-		return 0;
-	}
-	if (delta > 0 && dev)
-		WRITE_ONCE(o->dev_last, dev);
-	cc_add(&o->blk, delta, now);
-	return 1;
+	return iowprobe_bpf_proc_tag(p->tgid, p->group_leader->start_time);
 }
 
 /* owners_exited() - @p is freed; if it led its group, that ended at @now */
@@ -319,6 +435,7 @@ static __always_inline void owners_exited(struct task_struct *p, __u64 now)
 	o = row_find(&procs, p->tgid, p->start_time);
 	if (o)
 		__sync_val_compare_and_swap(&o->t_exit, 0, now ? now : 1);
+	blk_exited(iowprobe_bpf_proc_tag(p->tgid, p->start_time));
 }
 
 #endif /* IOWPROBE_OWNERS_BPF_H */

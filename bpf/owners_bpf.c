@@ -125,20 +125,36 @@ static uint64_t share_so_far(const struct bpf_state *st,
 	return iowprobe_cc_since(s, t->share_snap);
 }
 
+/*
+ * blk_so_far() - the sleeper @t's wait with a request of its process in
+ * flight, up to @now (0 when it noted no in-flight clock)
+ */
+static uint64_t blk_so_far(const struct bpf_state *st,
+			   const struct iowprobe_bpf_task *t, uint64_t now)
+{
+	struct iowprobe_bpf_blk_set s;
+	__u32 set = t->blk_way / IOWPROBE_BPF_BLK_WAYS;
+	__u32 way = t->blk_way % IOWPROBE_BPF_BLK_WAYS;
+
+	if (t->blk_way == IOWPROBE_BPF_NO_WAY ||
+	    bpf_map_lookup_elem(st->inflight_fd, &set, &s))
+		return 0;
+	return iowprobe_cc_since(iowprobe_cc_value(s.blk[way].w, now),
+				 t->blk_snap);
+}
+
 /* add_asleep() - the sleeper @t's part so far, on its rows */
 static void add_asleep(const struct bpf_state *st, struct rows *rows,
 		       const struct iowprobe_bpf_task *t, uint64_t now)
 {
 	uint64_t wait = now > t->t_sleep ? now - t->t_sleep : 0;
-	uint64_t share = share_so_far(st, t, now), blk = 0;
+	uint64_t share = share_so_far(st, t, now);
+	uint64_t blk = blk_so_far(st, t, now);
 	struct row *p = NULL, *c = NULL;
 
 	if (t->proc.id)
 		p = rows_find(&rows[IOWPROBE_PROCS], t->proc.id,
 			      t->proc.start);
-	if (p)
-		blk = iowprobe_cc_since(iowprobe_cc_value(p->o.blk.w, now),
-					t->blk_snap);
 	if (t->cgroup)
 		c = rows_find(&rows[IOWPROBE_CGROUPS], t->cgroup, 0);
 	if (p) {
@@ -280,9 +296,7 @@ static void mark_gone(struct rows *rows)
 	size_t i;
 
 	for (i = 0; i < p->n; i++)
-		p->r[i].gone = p->r[i].o.t_exit && p->r[i].o.asleep <= 0 &&
-			       !iowprobe_cc_count(p->r[i].o.blk.w) &&
-			       !p->r[i].o.blk.owed;
+		p->r[i].gone = p->r[i].o.t_exit && p->r[i].o.asleep <= 0;
 	root = open(CGROUP_ROOT, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (root < 0)
 		return;

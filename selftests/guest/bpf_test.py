@@ -27,6 +27,7 @@ IOU_WAIT = os.path.join(iow.OUT, "iou_wait")
 IOWSTAT = iow.IOWSTAT
 LOADGEN = os.path.join(iow.OUT, "loadgen")
 SEED_SLEEPERS = 3
+REMOTE_TRIES = 3
 TIMES = ("busy_ns", "idle_ns", "iowait_ns", "blk_local_ns", "blk_any_ns")
 EVENTS = ("sleeps", "wakeups", "rq_issued", "rq_completed")
 
@@ -302,15 +303,22 @@ def remote_wakeup(k, pair):
         return
     iow.pin(0)
     a = pair.snap()
-    out = subprocess.run([IOU_WAIT, "1", "0", "1000", "0"], check=True,
-                         capture_output=True, text=True).stdout
-    b = pair.snap()
+    # cpu1 may be running a kernel thread at the wakeup (PREEMPT_RT has
+    # several per CPU): that decrement is remote but not on an idle CPU,
+    # so the wait is repeated, up to REMOTE_TRIES times, until one is
+    for tries in range(1, REMOTE_TRIES + 1):
+        out = subprocess.run([IOU_WAIT, "1", "0", "1000", "0"], check=True,
+                             capture_output=True, text=True).stdout
+        b = pair.snap()
+        if b[1]["1"]["remote_dec_idle"] > a[1]["1"]["remote_dec_idle"]:
+            break
     f = {kv.split("=")[0]: int(kv.split("=")[1]) for kv in out.split()}
     window = b[2]["1"]["now_ns"] - a[2]["1"]["now_ns"]
     want = b[2]["1"]["iowait_ns"] - a[2]["1"]["iowait_ns"]
     got = bpf_at(b, "1", "iowait_ns") - bpf_at(a, "1", "iowait_ns")
-    k.diag(f"remote wakeup: wait {f['wait_ns'] / 1e6:.0f} ms; cpu1 iowait "
-           f"bpf {got / 1e6:.1f} ms, module {want / 1e6:.1f} ms")
+    k.diag(f"remote wakeup: {tries} wait(s), the last "
+           f"{f['wait_ns'] / 1e6:.0f} ms; cpu1 iowait bpf "
+           f"{got / 1e6:.1f} ms, module {want / 1e6:.1f} ms")
     k.within("remote wakeup: cpu1 iowait agrees (1% of the window)", got,
              want, absolute=0.01 * window)
     rdi = [s[1]["1"]["remote_dec_idle"] for s in (a, b)]
