@@ -9,9 +9,10 @@
  * data, both mmap()ed read-only as the attaching process would, meta
  * (IOWPROBE_BPF_LAYOUT and the attach time), k_load (the kernel's view
  * of each CPU at attach), and procs, cgroups, tasks and inflight, which
- * owners_bpf.c reads (and of procs and cgroups deletes the ended rows).  A reader checks
- * the layout and the maps' value sizes before it reads anything: a state
- * pinned by another build of iowstat is refused, never misread.
+ * owners_bpf.c reads (of procs and cgroups it deletes the ended rows).
+ * A reader checks the layout and the maps' value sizes before it reads
+ * anything: a state pinned by another build of iowstat is refused, never
+ * misread.
  */
 #include <dirent.h>
 #include <errno.h>

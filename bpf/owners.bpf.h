@@ -136,24 +136,28 @@ static __always_inline struct iowprobe_bpf_blk_set *blk_set(__u64 way)
 	return bpf_map_lookup_elem(&inflight, &set);
 }
 
+/* blk_home() - the set where the process @tag lives, its index in @set */
+static __always_inline struct iowprobe_bpf_blk_set *blk_home(__u64 tag,
+							     __u32 *set)
+{
+	*set = iowprobe_bpf_blk_set_of(tag);
+	return bpf_map_lookup_elem(&inflight, set);
+}
+
 /*
- * blk_claim() - the way of the process @tag in the in-flight table,
- * claimed if it has none; IOWPROBE_BPF_NO_WAY when its set is full.
+ * blk_claim() - the way of the process @tag in its set @s (number @set),
+ * claimed if it has none; IOWPROBE_BPF_NO_WAY when the set is full.
  * Whoever claims for a tag tries the free ways in one order, so two
  * threads racing to claim for one process end in the same way (unless a
  * way ahead is given back between their looks: then each request still
  * ends on the way its slot kept, and the exit gives back both).
  */
-static __always_inline __u64 blk_claim(__u64 tag)
+static __always_inline __u64 blk_claim(struct iowprobe_bpf_blk_set *s,
+				       __u32 set, __u64 tag)
 {
-	__u32 set = iowprobe_bpf_blk_set_of(tag);
-	struct iowprobe_bpf_blk_set *s;
 	__u64 old;
 	int i;
 
-	s = bpf_map_lookup_elem(&inflight, &set);
-	if (!s)
-		return IOWPROBE_BPF_NO_WAY;
 #pragma unroll
 	for (i = 0; i < IOWPROBE_BPF_BLK_WAYS; i++)
 		if (READ_ONCE(s->tag[i]) == tag)
@@ -196,15 +200,18 @@ static __always_inline void blk_put(struct iowprobe_bpf_blk_set *s, int i,
  */
 static __always_inline __u64 blk_issue(__u64 tag, __u64 dev, __u64 now)
 {
-	__u64 way = blk_claim(tag);
 	struct iowprobe_bpf_blk_set *s;
-	int i = way % IOWPROBE_BPF_BLK_WAYS;
+	__u64 way;
+	__u32 set;
+	int i;
 
-	if (way == IOWPROBE_BPF_NO_WAY)
-		return way;
-	s = blk_set(way);
+	s = blk_home(tag, &set);
 	if (!s)
 		return IOWPROBE_BPF_NO_WAY;
+	way = blk_claim(s, set, tag);
+	if (way == IOWPROBE_BPF_NO_WAY)
+		return way;
+	i = way % IOWPROBE_BPF_BLK_WAYS;
 	if (dev)
 		WRITE_ONCE(s->dev_last[i], dev);
 	cc_add(&s->blk[i], 1, now);
@@ -230,10 +237,11 @@ static __always_inline void blk_end(__u64 tag, __u64 way, __u64 now)
 /* blk_exited() - the group leader of @tag is freed: its ways go back */
 static __always_inline void blk_exited(__u64 tag)
 {
-	__u64 way = iowprobe_bpf_way(iowprobe_bpf_blk_set_of(tag), 0);
-	struct iowprobe_bpf_blk_set *s = blk_set(way);
+	struct iowprobe_bpf_blk_set *s;
+	__u32 set;
 	int i;
 
+	s = blk_home(tag, &set);
 	if (!s)
 		return;
 #pragma unroll
@@ -241,6 +249,28 @@ static __always_inline void blk_exited(__u64 tag)
 		if (READ_ONCE(s->tag[i]) == tag &&
 		    !__sync_val_compare_and_swap(&s->exited[i], 0, 1))
 			blk_put(s, i, tag);
+}
+
+/*
+ * blk_note() - the process @tag's way, claimed if it has none, and in
+ * @snap its in-flight clock at @now (0 for no way)
+ */
+static __always_inline __u64 blk_note(__u64 tag, __u64 now, __u64 *snap)
+{
+	struct iowprobe_bpf_blk_set *s;
+	__u64 way;
+	__u32 set;
+	int i;
+
+	*snap = 0;
+	s = blk_home(tag, &set);
+	if (!s)
+		return IOWPROBE_BPF_NO_WAY;
+	way = blk_claim(s, set, tag);
+	i = way % IOWPROBE_BPF_BLK_WAYS;
+	if (way != IOWPROBE_BPF_NO_WAY)
+		*snap = iowprobe_cc_value(READ_ONCE(s->blk[i].w), now);
+	return way;
 }
 
 /*
@@ -277,13 +307,11 @@ __noinline int owners_note(struct iowprobe_bpf_task *t,
 {
 	struct iowprobe_bpf_owner_key k;
 	struct iowprobe_bpf_owner *o;
-	__u64 dev;
 
 	if (!t || !comm)
 		return 0;
-	t->blk_way = blk_claim(iowprobe_bpf_proc_tag(t->proc.id,
-						     t->proc.start));
-	t->blk_snap = blk_read(t->blk_way, t->t_sleep, &dev);
+	t->blk_way = blk_note(iowprobe_bpf_proc_tag(t->proc.id, t->proc.start),
+			      t->t_sleep, &t->blk_snap);
 	k = t->proc;
 	o = row_get(&procs, &k);
 	if (o) {
