@@ -114,6 +114,7 @@ static int attach_all(struct iowprobe_bpf *s)
 		{ s->progs.iow_cpuhp_exit,	&s->links.iow_cpuhp_exit },
 		{ s->progs.iow_cpuhp_enter,	&s->links.iow_cpuhp_enter },
 		{ s->progs.iow_switch,		&s->links.iow_switch },
+		{ s->progs.iow_switch_scan,	&s->links.iow_switch_scan },
 		{ s->progs.iow_rq_issue,	&s->links.iow_rq_issue },
 		{ s->progs.iow_rq_issue_task,	&s->links.iow_rq_issue_task },
 	};
@@ -241,28 +242,39 @@ out:
 }
 
 /*
- * preempt_count_seen() - whether this kernel's preempt count is a symbol a
- * BPF program can find (CONFIG_KALLSYMS_ALL): __preempt_count, or pcpu_hot
- * from 6.2 to 6.14
+ * struct kernel_syms - the per-CPU symbols of this kernel a BPF program can
+ * find (with CONFIG_KALLSYMS_ALL, as Debian's kernels have)
+ * @preempt_count: __preempt_count, or pcpu_hot from 6.2 to 6.14
+ * @runqueues:     the scheduler's per-CPU runqueues
  */
-static bool preempt_count_seen(void)
+struct kernel_syms {
+	bool preempt_count;
+	bool runqueues;
+};
+
+/* kernel_syms_seen() - which of struct kernel_syms /proc/kallsyms lists */
+static struct kernel_syms kernel_syms_seen(void)
 {
+	struct kernel_syms k = { false, false };
 	char line[256], *name;
-	bool seen = false;
 	FILE *f = fopen("/proc/kallsyms", "re");
 
 	if (!f)
-		return false;
-	while (!seen && fgets(line, sizeof(line), f)) {
+		return k;
+	while (!(k.preempt_count && k.runqueues) &&
+	       fgets(line, sizeof(line), f)) {
 		name = strrchr(line, ' ');
 		if (!name)
 			continue;
 		name++;
-		seen = !strcmp(name, "__preempt_count\n") ||
-		       !strcmp(name, "pcpu_hot\n");
+		if (!strcmp(name, "__preempt_count\n") ||
+		    !strcmp(name, "pcpu_hot\n"))
+			k.preempt_count = true;
+		else if (!strcmp(name, "runqueues\n"))
+			k.runqueues = true;
 	}
 	fclose(f);
-	return seen;
+	return k;
 }
 
 /* owner_maps() - the maps of who waits, for owners_bpf.c */
@@ -278,24 +290,28 @@ static void owner_maps(struct iowprobe_bpf *s)
 
 static int open_skel(void)
 {
-	bool irq_seen = preempt_count_seen();
+	struct kernel_syms k = kernel_syms_seen();
+	struct iowprobe_bpf *s;
 	int err;
 
 	st.skel = iowprobe_bpf__open();
-	if (!st.skel)
+	s = st.skel;
+	if (!s)
 		return load_error(-errno);
-	bpf_program__set_autoload(st.skel->progs.iow_rq_issue, irq_seen);
-	bpf_program__set_autoload(st.skel->progs.iow_rq_issue_task, !irq_seen);
-	st.skel->rodata->nr_cpus = st.ncpus;
-	err = bpf_map__set_max_entries(st.skel->maps.cpus, st.ncpus);
+	bpf_program__set_autoload(s->progs.iow_rq_issue, k.preempt_count);
+	bpf_program__set_autoload(s->progs.iow_rq_issue_task, !k.preempt_count);
+	bpf_program__set_autoload(s->progs.iow_switch, k.runqueues);
+	bpf_program__set_autoload(s->progs.iow_switch_scan, !k.runqueues);
+	s->rodata->nr_cpus = st.ncpus;
+	err = bpf_map__set_max_entries(s->maps.cpus, st.ncpus);
 	if (!err)
-		err = bpf_map__set_max_entries(st.skel->maps.k_load, st.ncpus);
+		err = bpf_map__set_max_entries(s->maps.k_load, st.ncpus);
 	if (err)
 		return load_error(err);
-	err = iowprobe_bpf__load(st.skel);
+	err = iowprobe_bpf__load(s);
 	if (err)
 		return load_error(err);
-	owner_maps(st.skel);
+	owner_maps(s);
 	return 0;
 }
 

@@ -154,8 +154,14 @@ static __always_inline __u64 iowprobe_cc_since(__u64 v, __u64 snap)
 	return d > IOWPROBE_CC_MASK / 2 ? 0 : d;
 }
 
-/* 6.12: delayed iowait sleepers parked per CPU until found blocked */
-#define IOWPROBE_BPF_PENDING	16
+/*
+ * 6.12: delayed iowait sleepers parked per CPU until found blocked.  A CPU
+ * with hundreds of runnable tasks holds dozens of them at once (16 slots
+ * lost most sleeps of 1,250 readers on 7.3); the state word's slot field
+ * has 8 bits, so 256 at most.
+ */
+#define IOWPROBE_BPF_PENDING		256
+#define IOWPROBE_BPF_PENDING_WORDS	(IOWPROBE_BPF_PENDING / 64)
 
 /*
  * struct iowprobe_bpf_cpu - one CPU, an element of the mmapable "cpus" array
@@ -173,7 +179,10 @@ static __always_inline __u64 iowprobe_cc_since(__u64 v, __u64 snap)
  * @local:    count clock of the requests submitted from this CPU in flight
  *            (the count of both: cc_count(w) + owed)
  * @share:    share clock word of this CPU's iowait sleepers
- * @pending_mask, @pending: parked tasks (pointers), one bit per used slot
+ * @pending_nr: how many slots are taken, so that a switch with none
+ *            parked reads one word, not every mask
+ * @pending_mask, @pending: parked tasks (pointers), one bit per used slot,
+ *            64 slots a word
  * @counters: enum iowprobe_counter
  *
  * Everything up to @going_down is written only by this CPU; the rest, on its
@@ -190,7 +199,8 @@ struct iowprobe_bpf_cpu {
 	struct iowprobe_cc mirror __attribute__((aligned(64)));
 	struct iowprobe_cc local;
 	__u64 share;
-	__u64 pending_mask;
+	__u64 pending_nr;
+	__u64 pending_mask[IOWPROBE_BPF_PENDING_WORDS];
 	__u64 pending[IOWPROBE_BPF_PENDING];
 	__u64 counters[IOWPROBE_C_NR];
 } __attribute__((aligned(64)));
@@ -203,7 +213,7 @@ struct iowprobe_bpf_cpu {
  * IOWPROBE_BPF_LAYOUT with any change to the shape of a pinned map or of
  * the program's global data.
  */
-#define IOWPROBE_BPF_LAYOUT	4
+#define IOWPROBE_BPF_LAYOUT	5
 
 struct iowprobe_bpf_meta {
 	__u64 layout;

@@ -60,38 +60,6 @@ static __always_inline void proc_key(struct task_struct *p,
 }
 
 /*
- * The preempt count, for in_task(): x86 keeps it in the per-CPU int
- * __preempt_count, in pcpu_hot from 6.2 to 6.14.  Both weak: whichever
- * this kernel has is there.  On PREEMPT_RT a softirq served in a task
- * shows in that task's softirq_disable_cnt instead, not read here.
- */
-#define IOWPROBE_NOT_TASK	0x00ff0100	/* NMI | HARDIRQ | SOFTIRQ_OFFSET */
-
-extern const int __preempt_count __ksym __weak;
-
-struct pcpu_hot___iowprobe {
-	int preempt_count;
-} __attribute__((preserve_access_index));
-
-extern const struct pcpu_hot___iowprobe pcpu_hot __ksym __weak;
-
-static __always_inline bool in_interrupt_bpf(void)
-{
-	const struct pcpu_hot___iowprobe *hot;
-	const int *pc;
-
-	if (&pcpu_hot) {
-		hot = bpf_this_cpu_ptr(&pcpu_hot);
-		return hot->preempt_count & IOWPROBE_NOT_TASK;
-	}
-	if (&__preempt_count) {
-		pc = bpf_this_cpu_ptr(&__preempt_count);
-		return *pc & IOWPROBE_NOT_TASK;
-	}
-	return false;
-}
-
-/*
  * task_cgroup_id() - @p's cgroup v2 id, as cgroup_id(task_dfl_cgroup()):
  * four direct loads (a faulting one reads 0), not four helper calls
  */

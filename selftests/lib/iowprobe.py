@@ -372,11 +372,12 @@ def mount_cgroup2():
                        check=True)
 
 
-def nullb(completion_ns, irqmode=2):
-    """A fresh /dev/nullb0 completing each request after completion_ns."""
+def nullb(completion_ns, irqmode=2, depth=64):
+    """A fresh /dev/nullb0 completing each request after completion_ns,
+    with depth tags (requests in flight at once) a queue."""
     modprobe("null_blk", f"irqmode={irqmode}",
              f"completion_nsec={completion_ns}", "nr_devices=1",
-             "submit_queues=2")
+             "submit_queues=2", f"hw_queue_depth={depth}")
     for _ in range(100):
         if os.path.exists("/dev/nullb0"):
             return "/dev/nullb0"

@@ -1,0 +1,65 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * ksyms.bpf.h - the kernel's per-CPU variables the BPF programs read
+ *
+ * A program finds a per-CPU variable only where it is a symbol in
+ * kallsyms (CONFIG_KALLSYMS_ALL, as Debian's kernels have): otherwise the
+ * load fails even where the read is never reached.  So each reader has a
+ * variant without the read, and iowstat loads one of the two after
+ * looking in /proc/kallsyms (backend_bpf.c, kernel_syms_seen()).
+ */
+#ifndef IOWPROBE_KSYMS_BPF_H
+#define IOWPROBE_KSYMS_BPF_H
+
+/*
+ * The preempt count, for in_task(): x86 keeps it in the per-CPU int
+ * __preempt_count, in pcpu_hot from 6.2 to 6.14.  Both weak: whichever
+ * this kernel has is there.  On PREEMPT_RT a softirq served in a task
+ * shows in that task's softirq_disable_cnt instead, not read here.
+ * Read by iow_rq_issue, not by iow_rq_issue_task.
+ */
+#define IOWPROBE_NOT_TASK	0x00ff0100	/* NMI | HARDIRQ | SOFTIRQ_OFFSET */
+
+extern const int __preempt_count __ksym __weak;
+
+struct pcpu_hot___iowprobe {
+	int preempt_count;
+} __attribute__((preserve_access_index));
+
+extern const struct pcpu_hot___iowprobe pcpu_hot __ksym __weak;
+
+static __always_inline bool in_interrupt_bpf(void)
+{
+	const struct pcpu_hot___iowprobe *hot;
+	const int *pc;
+
+	if (&pcpu_hot) {
+		hot = bpf_this_cpu_ptr(&pcpu_hot);
+		return hot->preempt_count & IOWPROBE_NOT_TASK;
+	}
+	if (&__preempt_count) {
+		pc = bpf_this_cpu_ptr(&__preempt_count);
+		return *pc & IOWPROBE_NOT_TASK;
+	}
+	return false;
+}
+
+/*
+ * The scheduler's per-CPU runqueues, for this CPU's nr_iowait: read by
+ * iow_switch, not by iow_switch_scan.
+ */
+struct rq___iowprobe {
+	atomic_t nr_iowait;
+} __attribute__((preserve_access_index));
+
+extern struct rq___iowprobe runqueues __ksym __weak;
+
+/* this_cpu_nr_iowait() - the kernel's count of this CPU's iowait sleepers */
+static __always_inline __s64 this_cpu_nr_iowait(void)
+{
+	struct rq___iowprobe *rq = bpf_this_cpu_ptr(&runqueues);
+
+	return rq->nr_iowait.counter;
+}
+
+#endif /* IOWPROBE_KSYMS_BPF_H */
