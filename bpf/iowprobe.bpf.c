@@ -490,12 +490,6 @@ static __always_inline int bit_index(__u64 bit)
 	return bit_of_debruijn[(bit * 0x022fdd63cc95386dULL) >> 58];
 }
 
-/* slot_of() - the slot of bit @bit (its only one set) of mask word @w */
-static __always_inline __u32 slot_of(__u32 w, __u64 bit)
-{
-	return (w * 64 + bit_index(bit)) & (IOWPROBE_BPF_PENDING - 1);
-}
-
 /* top_bit() - the highest bit set of @mask, alone; 0 for 0 */
 static __always_inline __u64 top_bit(__u64 mask)
 {
@@ -530,7 +524,7 @@ __noinline int take_slot(struct iowprobe_bpf_cpu *c)
 							mask, mask | bit) != mask)
 				continue;
 			__sync_fetch_and_add(&c->pending_nr, 1);
-			return slot_of(w, bit);
+			return w * 64 + bit_index(bit);
 		}
 	}
 	return -1;
@@ -731,18 +725,20 @@ static __always_inline int pending_blocked(struct iowprobe_bpf_cpu *c,
 }
 
 /*
- * reconcile_slot() - 6.12: count task @p, found off the runqueue in slot @i
- * of @c, as blocked by a pick; 1 if so.  Its entry's state says whether it
- * still is the sleeper parked there: a wakeup that claimed it first, or a
- * slot given back and taken again since the look, leaves it otherwise.
+ * reconcile_slot() - 6.12: count the parked sleeper of slot @i of @c if a
+ * pick has blocked it since; 1 if so
  */
 __noinline int reconcile_slot(struct iowprobe_bpf_cpu *c, __u32 cpu, int i,
-			      __u64 p, __u64 now)
+			      __u64 now)
 {
 	struct iowprobe_bpf_task *e;
-	__u64 want, counted, snap;
+	__u64 p, want, counted, snap;
 
-	if (!c || i < 0 || i >= IOWPROBE_BPF_PENDING)
+	if (!c || i < 0 || i >= IOWPROBE_BPF_PENDING ||
+	    !(READ_ONCE(c->pending_mask[i / 64]) & (1ULL << (i % 64))))
+		return 0;
+	p = READ_ONCE(c->pending[i]);
+	if (!p || task_on_rq_probed((struct task_struct *)p))
 		return 0;
 	e = bpf_map_lookup_elem(&tasks, &p);
 	if (!e)
@@ -753,7 +749,7 @@ __noinline int reconcile_slot(struct iowprobe_bpf_cpu *c, __u32 cpu, int i,
 	snap = sc_add(&c->share, 1, sc_idle(c), now);
 	WRITE_ONCE(e->share_snap, snap);
 	if (__sync_val_compare_and_swap(&e->state, want, counted) != want) {
-		/* its wakeup claimed it first, or it is parked no more */
+		/* its wakeup claimed it first */
 		if (snap != IOWPROBE_BPF_NO_SHARE)
 			sc_add(&c->share, -1, -1, now);
 		return 0;
@@ -768,8 +764,8 @@ __noinline int reconcile_slot(struct iowprobe_bpf_cpu *c, __u32 cpu, int i,
  * until @want are found
  *
  * A switch looks at the taken slots only, and a slot's task first with one
- * probed load: most are still queued; reconcile_slot() is for those found
- * blocked.  It looks from the highest slot down: a park
+ * probed load: most are still queued, and the rest of reconcile_slot() is
+ * for those found blocked.  It looks from the highest slot down: a park
  * takes the lowest free one, so the high ones hold sleepers parked for
  * longer, more likely blocked since (on 7.3's sleepers bench, 61 looks a
  * walk instead of 67, iowstat --bpf 1.353 instead of 1.387).
@@ -787,11 +783,12 @@ __noinline int reconcile_word(struct iowprobe_bpf_cpu *c, __u32 cpu, int w,
 	for (i = 0; i < 64 && mask && n < want; i++) {
 		bit = top_bit(mask);
 		mask &= ~bit;
-		slot = slot_of(word, bit);
+		slot = (word * 64 + bit_index(bit)) &
+		       (IOWPROBE_BPF_PENDING - 1);
 		p = READ_ONCE(c->pending[slot]);
 		if (!p || task_on_rq_probed((struct task_struct *)p))
 			continue;
-		n += reconcile_slot(c, cpu, slot, p, now);
+		n += reconcile_slot(c, cpu, slot, now);
 	}
 	return n;
 }
@@ -811,7 +808,7 @@ __noinline int reconcile(struct iowprobe_bpf_cpu *c, __u32 cpu, __u64 now,
 		return 0;
 	for (w = IOWPROBE_BPF_PENDING_WORDS - 1; w >= 0 && n < want; w--)
 		n += reconcile_word(c, cpu, w, now, want - n);
-	if (!n)
+	if (n <= 0)
 		return 0;
 	/* one clock update for all: they were all found at @now */
 	cc_add(&c->mirror, n, now);
