@@ -91,7 +91,7 @@ static void release(struct iowprobe_entry *e, bool dec)
 	u64 now, share = 0;
 
 	raw_spin_lock_irqsave(&c->lock, flags);
-	now = iowprobe_now();
+	now = iowprobe_clock(e->task.cpu);	/* often a remote wakeup */
 	if (e->task.state == IOWPROBE_T_PENDING) {
 		list_del(&e->task.pending);
 		goto out;
@@ -219,7 +219,6 @@ void iowprobe_on_switch(bool preempt, struct task_struct *prev,
 	bool was_idle = is_idle_task(prev), idle = is_idle_task(next);
 	struct iowprobe_entry *e = NULL;
 	enum iowprobe_switch_verdict v;
-	unsigned long flags;
 	u64 now = 0;
 
 	v = iowprobe_switch_verdict(preempt, prev->in_iowait,
@@ -232,7 +231,9 @@ void iowprobe_on_switch(bool preempt, struct task_struct *prev,
 		e = follow(prev, smp_processor_id(),
 			   v == IOWPROBE_SW_COUNT ? IOWPROBE_T_COUNTED :
 						    IOWPROBE_T_PENDING);
-	raw_spin_lock_irqsave(&c->lock, flags);
+	/* __schedule() holds the runqueue lock: interrupts are off */
+	lockdep_assert_irqs_disabled();
+	raw_spin_lock(&c->lock);
 	reconcile(c, was_idle, &now);
 	if (e)
 		sleep_start(c, e, prev, clock_once(&now));
@@ -241,7 +242,7 @@ void iowprobe_on_switch(bool preempt, struct task_struct *prev,
 		iowprobe_acct_set_idle(&c->acct, now,
 				       iowprobe_blk_gclock(now), idle);
 	}
-	raw_spin_unlock_irqrestore(&c->lock, flags);
+	raw_spin_unlock(&c->lock);
 }
 
 /* move() - 6.12: the load balancer moved a delayed sleeper to @dest */
@@ -347,7 +348,7 @@ static void seed_one(struct task_struct *p, enum iowprobe_switch_verdict v)
 		return;
 	raw_spin_lock_irqsave(&c->lock, flags);
 	/* asleep since before load: its rows count its sleep from now */
-	sleep_start(c, e, p, iowprobe_now());
+	sleep_start(c, e, p, iowprobe_clock(cpu));
 	raw_spin_unlock_irqrestore(&c->lock, flags);
 	if (!iowprobe_table_add_new(&iowprobe_tasks, p, e)) {
 		release(e, false);
@@ -393,7 +394,7 @@ static int cpu_online_cb(unsigned int cpu)
 	u64 now;
 
 	raw_spin_lock_irqsave(&c->lock, flags);
-	now = iowprobe_now();
+	now = iowprobe_clock(cpu);
 	/* runs in the hotplug thread on @cpu: a task, not idle */
 	c->acct.idle = is_idle_task(current);
 	iowprobe_acct_set_online(&c->acct, now, iowprobe_blk_gclock(now), 1);
@@ -408,7 +409,7 @@ static int cpu_offline_cb(unsigned int cpu)
 	u64 now;
 
 	raw_spin_lock_irqsave(&c->lock, flags);
-	now = iowprobe_now();
+	now = iowprobe_clock(cpu);
 	iowprobe_acct_set_online(&c->acct, now, iowprobe_blk_gclock(now), 0);
 	raw_spin_unlock_irqrestore(&c->lock, flags);
 	return 0;
@@ -435,7 +436,7 @@ void iowprobe_hotplug_exit(void)
 /*
  * iowprobe_cpu_read() - @cpu's figures with its open segment up to now
  *
- * Return: that instant (ns, CLOCK_MONOTONIC), so a reader can take deltas
+ * Return: that instant (ns, @cpu's clock), so a reader can take deltas
  * between the very instants the figures describe.
  */
 u64 iowprobe_cpu_read(int cpu, struct iowprobe_acct *a, u64 *counters)
@@ -445,7 +446,7 @@ u64 iowprobe_cpu_read(int cpu, struct iowprobe_acct *a, u64 *counters)
 	u64 now;
 
 	raw_spin_lock_irqsave(&c->lock, flags);
-	now = iowprobe_now();
+	now = iowprobe_clock(cpu);
 	iowprobe_acct_peek(&c->acct, now, iowprobe_blk_gclock(now), a);
 	memcpy(counters, c->counters, sizeof(c->counters));
 	raw_spin_unlock_irqrestore(&c->lock, flags);

@@ -259,13 +259,17 @@ static u8 op_of(struct request *rq)
 	}
 }
 
-/* rq_cpu() - the state of the CPU that submitted @rq */
-static struct iowprobe_cpu *rq_cpu(struct request *rq)
+/*
+ * rq_cpu_nr() - the CPU that submitted @rq: its state keeps the request,
+ * and its clock times both ends, so the request's latency is one clock's
+ * difference wherever it completes
+ */
+static __always_inline int rq_cpu_nr(struct request *rq)
 {
 	unsigned int cpu = blk_mq_rq_cpu(rq);
 
 	/* issue and completion must agree, so no raw_smp_processor_id() */
-	return per_cpu_ptr(iowprobe_cpus, cpu < nr_cpu_ids ? cpu : 0);
+	return cpu < nr_cpu_ids ? cpu : 0;
 }
 
 static struct hlist_head *rq_bucket(struct iowprobe_cpu *c,
@@ -396,8 +400,9 @@ static bool rq_stale_at(const struct iowprobe_entry *e, u64 now)
 	return now > e->rq.t_issue && now - e->rq.t_issue > IOWPROBE_STALE_NS;
 }
 
-static void reap_cpu(struct iowprobe_cpu *c)
+static void reap_cpu(int cpu)
 {
+	struct iowprobe_cpu *c = per_cpu_ptr(iowprobe_cpus, cpu);
 	struct iowprobe_entry *e;
 	struct hlist_node *tmp;
 	unsigned long flags;
@@ -405,7 +410,7 @@ static void reap_cpu(struct iowprobe_cpu *c)
 	u64 now;
 
 	raw_spin_lock_irqsave(&c->lock, flags);
-	now = iowprobe_now();
+	now = iowprobe_clock(cpu);
 	for (b = 0; b < ARRAY_SIZE(c->rq_hash); b++) {
 		hlist_for_each_entry_safe(e, tmp, &c->rq_hash[b], node) {
 			if (!rq_stale_at(e, now))
@@ -423,7 +428,7 @@ static void reap_fn(struct work_struct *work)
 	int cpu;
 
 	for_each_possible_cpu(cpu) {
-		reap_cpu(per_cpu_ptr(iowprobe_cpus, cpu));
+		reap_cpu(cpu);
 		cond_resched();
 	}
 	schedule_delayed_work(&reap_work, IOWPROBE_REAP_EVERY);
@@ -441,7 +446,8 @@ static __always_inline struct iowprobe_owner *rq_owner(void)
 
 void iowprobe_probe_rq_issue(void *data, struct request *rq)
 {
-	struct iowprobe_cpu *c = rq_cpu(rq);
+	int cpu = rq_cpu_nr(rq);
+	struct iowprobe_cpu *c = per_cpu_ptr(iowprobe_cpus, cpu);
 	u16 dev = dev_index(rq->q->disk);
 	struct iowprobe_entry *old;
 	unsigned long flags;
@@ -449,7 +455,7 @@ void iowprobe_probe_rq_issue(void *data, struct request *rq)
 
 	iowprobe_hit(IOWPROBE_EV_block_rq_issue);
 	raw_spin_lock_irqsave(&c->lock, flags);
-	now = iowprobe_now();
+	now = iowprobe_clock(cpu);
 	old = rq_unlink(c, rq);
 	if (old) {		/* issued twice without a completion we saw */
 		atomic64_inc(&rq_anomalies);
@@ -462,14 +468,15 @@ void iowprobe_probe_rq_issue(void *data, struct request *rq)
 /* rq_gone() - @rq is no longer in flight; @done: it completed */
 static __always_inline void rq_gone(struct request *rq, bool done)
 {
-	struct iowprobe_cpu *c = rq_cpu(rq);
+	int cpu = rq_cpu_nr(rq);
+	struct iowprobe_cpu *c = per_cpu_ptr(iowprobe_cpus, cpu);
 	struct iowprobe_entry *e;
 	unsigned long flags;
 
 	raw_spin_lock_irqsave(&c->lock, flags);
 	e = rq_unlink(c, rq);
 	if (e)
-		rq_end(c, e, done, iowprobe_now());
+		rq_end(c, e, done, iowprobe_clock(cpu));
 	raw_spin_unlock_irqrestore(&c->lock, flags);
 }
 

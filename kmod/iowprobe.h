@@ -8,9 +8,9 @@
 #include <linux/blk_types.h>
 #include <linux/list.h>
 #include <linux/percpu.h>
+#include <linux/sched/clock.h>
 #include <linux/seqlock.h>
 #include <linux/spinlock.h>
-#include <linux/timekeeping.h>
 #include <linux/types.h>
 
 #include "iowprobe_core.h"
@@ -24,7 +24,6 @@ enum iowprobe_event {
 	IOWPROBE_EV_sched_process_free,
 	IOWPROBE_EV_sched_wakeup,
 	IOWPROBE_EV_sched_migrate_task,
-	IOWPROBE_EV_sched_waking,
 	IOWPROBE_EV_block_rq_complete,
 	IOWPROBE_EV_block_rq_requeue,
 	IOWPROBE_EV_sched_switch,
@@ -227,9 +226,26 @@ static inline void iowprobe_testing_run(void)
 }
 #endif
 
+/*
+ * The module's clock is the scheduler's (doc/design.md#the-clock), never
+ * the clocksource: sched_clock is the TSC on x86 even where the kernel
+ * keeps time with the HPET or acpi_pm, whose every read costs about a
+ * microsecond, and the scheduler reads it at every switch anyway.
+ *
+ * iowprobe_clock() - the clock of @cpu: what that CPU's state is cut in.
+ * Where the kernel calls sched_clock stable, one clock for every CPU; where
+ * not, a read for another CPU couples the two CPUs' clocks, so it is never
+ * behind what @cpu read itself.
+ */
+static inline u64 iowprobe_clock(int cpu)
+{
+	return sched_clock_cpu(cpu);
+}
+
+/* iowprobe_now() - this CPU's clock, for instants of no CPU's state */
 static inline u64 iowprobe_now(void)
 {
-	return ktime_get_mono_fast_ns();
+	return local_clock();
 }
 
 #endif /* IOWPROBE_H */

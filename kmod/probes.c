@@ -35,11 +35,6 @@ static void probe_sched_switch(void *data, bool preempt,
 	iowprobe_on_switch(preempt, prev, next);
 }
 
-static void probe_sched_waking(void *data, struct task_struct *p)
-{
-	iowprobe_hit(IOWPROBE_EV_sched_waking);
-}
-
 static void probe_sched_wakeup(void *data, struct task_struct *p)
 {
 	iowprobe_hit(IOWPROBE_EV_sched_wakeup);
@@ -78,7 +73,6 @@ static struct iowprobe_tp tps[] = {
 	{ .name = "sched_process_free",	.probe = probe_sched_process_free },
 	{ .name = "sched_wakeup",	.probe = probe_sched_wakeup },
 	{ .name = "sched_migrate_task",	.probe = probe_sched_migrate_task },
-	{ .name = "sched_waking",	.probe = probe_sched_waking },
 	{ .name = "block_rq_complete",	.probe = iowprobe_probe_rq_complete },
 	{ .name = "block_rq_requeue",	.probe = iowprobe_probe_rq_requeue },
 	{ .name = "sched_switch",	.probe = probe_sched_switch },
@@ -91,7 +85,6 @@ static void __maybe_unused probes_typecheck(void)
 	TP_TYPECHECK(sched_process_free, probe_sched_process_free);
 	TP_TYPECHECK(sched_wakeup, probe_sched_wakeup);
 	TP_TYPECHECK(sched_migrate_task, probe_sched_migrate_task);
-	TP_TYPECHECK(sched_waking, probe_sched_waking);
 	TP_TYPECHECK(block_rq_complete, iowprobe_probe_rq_complete);
 	TP_TYPECHECK(block_rq_requeue, iowprobe_probe_rq_requeue);
 	TP_TYPECHECK(sched_switch, probe_sched_switch);

@@ -73,13 +73,20 @@ unsigned int top_online_cpus(const struct iowstat_snapshot *s)
 	return online ? online : present;
 }
 
-/* table_now - the module's instant of the read; a file without rows has
- * none, and the sample's own clock stands in
+/*
+ * interval_wall - ns from @p's read to @c's: the module's instants when both
+ * reads have rows, else the samples' own (the module's clock is not
+ * CLOCK_MONOTONIC, so the two never mix); 0 if time did not move
  */
-static uint64_t table_now(const struct iowstat_snapshot *s,
-			  enum iowprobe_owner_kind k)
+static double interval_wall(const struct iowstat_snapshot *p,
+			    const struct iowstat_snapshot *c,
+			    enum iowprobe_owner_kind k)
 {
-	return s->owners[k].n ? s->owners[k].now_ns : s->mono_ns;
+	bool module = p->owners[k].n && c->owners[k].n;
+	uint64_t t0 = module ? p->owners[k].now_ns : p->mono_ns;
+	uint64_t t1 = module ? c->owners[k].now_ns : c->mono_ns;
+
+	return t1 > t0 ? (double)(t1 - t0) : 0;
 }
 
 /*
@@ -128,16 +135,6 @@ static bool one_row(const struct owner_table *pt, const struct owner_table *ct,
 	out->row = r;
 	figures(d, wall, wall * ncpus, out);
 	return changed;
-}
-
-/* interval_wall - the module's ns from @p's read to @c's, 0 if none */
-static double interval_wall(const struct iowstat_snapshot *p,
-			    const struct iowstat_snapshot *c,
-			    enum iowprobe_owner_kind k)
-{
-	uint64_t t0 = table_now(p, k), t1 = table_now(c, k);
-
-	return t1 > t0 ? (double)(t1 - t0) : 0;
 }
 
 /* cmp_top - most %wa first, then most %wait, then by key: stable output */

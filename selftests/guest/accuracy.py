@@ -377,6 +377,8 @@ def main():
         print("1..0 # SKIP needs root in the test box (IOWPROBE_KO)")
         sys.exit(4)
     k = iow.Ktap(26)
+    # the module's clock: one for all CPUs only where sched_clock is stable
+    k.diag(iow.clock_facts())
     mark = iow.dmesg_mark()
     loaded = iow.load_module()
     for test in (conservation, ground_truth, plain_sleep, uring_no_disk,

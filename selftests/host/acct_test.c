@@ -89,7 +89,9 @@ static void tp_switch(int cpu, bool preempt, struct task_struct *prev,
 		      struct task_struct *next)
 {
 	shim_cpu = cpu;
+	shim_irq_disable();	/* __schedule() holds the runqueue lock */
 	iowprobe_on_switch(preempt, prev, next);
+	shim_irq_enable();
 	quiet();
 }
 
@@ -306,7 +308,7 @@ static struct cpu_read peek(int cpu, u64 now)
 
 	at(now);
 	shim_cpu = 0;
-	if (iowprobe_cpu_read(cpu, &r.a, r.c) != now)
+	if (iowprobe_cpu_read(cpu, &r.a, r.c) != now + shim_clock_skew[cpu])
 		shim_bug("iowprobe_cpu_read() returned another instant");
 	quiet();
 	return r;
@@ -443,6 +445,7 @@ FIXTURE_SETUP(sched)
 
 FIXTURE_TEARDOWN(sched)
 {
+	memset(shim_clock_skew, 0, sizeof(shim_clock_skew));
 	k_unload();
 }
 
@@ -605,6 +608,31 @@ TEST_F(sched, migrating_wakeup_charges_sleep_cpu)
 	EXPECT_EQ(0ULL, r.a.iowait_ns);
 	EXPECT_EQ(0ULL, r.c[C_(wakeups)]);
 	EXPECT_EQ(0ULL, r.c[C_(remote_dec_idle)]);
+}
+
+/*
+ * The same migrating wakeup with CPU1's clock 7 ahead of CPU0's (an
+ * unstable sched_clock): the decrement cuts CPU0's idle stretch at CPU0's
+ * clock, read from CPU1, so CPU0's iowait is still 20, not 27.
+ */
+TEST_F(sched, remote_wakeup_cuts_in_sleep_cpu_clock)
+{
+	struct kernel *k = &self->k;
+	struct cpu_read r;
+
+	shim_clock_skew[1] = 7;
+	at(0);
+	k_switch(k, 0, false, A);
+	k_switch(k, 1, false, B);
+	at(10);
+	k_io_wait(k, A);
+	k_switch(k, 0, false, IDLE);
+	at(30);
+	k_wake(k, 1, A, 1, false);
+	EXPECT_MIRROR(k, 0, 0);
+	r = peek(0, 50);
+	EXPECT_TIMES(r, 10, 40, 20);
+	EXPECT_EQ(1ULL, r.c[C_(remote_dec_idle)]);
 }
 
 /*

@@ -463,6 +463,32 @@ def rq_cpu_time(cpu):
     raise ValueError(f"cpu{cpu} not in {SCHEDSTAT}")
 
 
+def clock_facts():
+    """which clocks this box keeps time with: the clocksource, and whether
+    the kernel calls its sched_clock stable (the module's clock; "?" when
+    the scheduler's debugfs file is not there)"""
+    try:
+        with open("/sys/devices/system/clocksource/clocksource0/"
+                  "current_clocksource") as f:
+            cs = f.read().strip()
+    except OSError:
+        cs = "?"
+    stable = "?"
+    for path in ("/sys/kernel/debug/sched/debug", "/proc/sched_debug"):
+        try:
+            with open(path) as f:
+                for line in f:
+                    m = re.search(r"sched_clock_stable\(\)\s*:\s*(\d+)",
+                                  line)
+                    if m:
+                        stable = m.group(1)
+                        break
+        except OSError:
+            continue
+        break
+    return f"clocksource {cs}, sched_clock_stable {stable}"
+
+
 def preempt_rt():
     """True on a PREEMPT_RT kernel"""
     try:

@@ -21,6 +21,7 @@
 
 int shim_cpu;
 u64 shim_now;
+u64 shim_clock_skew[SHIM_NR_CPUS];
 struct task_struct *shim_curr[SHIM_NR_CPUS];
 struct task_struct *shim_tasks;
 void (*shim_hook)(void *arg);
@@ -120,6 +121,20 @@ void shim_unlock_irqrestore(raw_spinlock_t *l, unsigned long flags)
 bool shim_lock_held(const raw_spinlock_t *l)
 {
 	return l && l->holder == shim_cpu + 1;
+}
+
+void shim_irq_disable(void)
+{
+	check_cpu();
+	irqs_off[shim_cpu]++;
+}
+
+void shim_irq_enable(void)
+{
+	check_cpu();
+	if (!irqs_off[shim_cpu])
+		shim_bug("interrupts enabled twice");
+	irqs_off[shim_cpu]--;
 }
 
 void shim_assert_irqs_off(void)

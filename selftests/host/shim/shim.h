@@ -84,7 +84,8 @@ ssize_t strscpy(char *dst, const char *src, size_t size);
 
 /* ---- the shim's own state and knobs ---- */
 extern int shim_cpu;		/* the CPU the caller runs on */
-extern u64 shim_now;		/* ktime_get_mono_fast_ns() */
+extern u64 shim_now;		/* the time: every CPU's clock but ... */
+extern u64 shim_clock_skew[SHIM_NR_CPUS];	/* ... ahead by this */
 extern struct task_struct *shim_curr[SHIM_NR_CPUS];	/* current */
 
 void shim_bug(const char *fmt, ...)

@@ -24,6 +24,9 @@ unsigned long shim_lock_irqsave(raw_spinlock_t *l);
 void shim_unlock_irqrestore(raw_spinlock_t *l, unsigned long flags);
 bool shim_lock_held(const raw_spinlock_t *l);
 void shim_assert_irqs_off(void);
+/* interrupts off and on again around a probe the kernel calls so */
+void shim_irq_disable(void);
+void shim_irq_enable(void);
 
 #define raw_spin_lock(l)	shim_lock(l)
 #define raw_spin_unlock(l)	shim_unlock(l)
