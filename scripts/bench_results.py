@@ -12,6 +12,8 @@
 #                         [STATUS_BEFORE STATUS_AFTER]
 #        bench_results.py bpf OUTDIR ROUND OUTPUT
 #        bench_results.py na OUTDIR CONFIGS WORKLOADS < KEY<TAB>REASON...
+#        bench_results.py reads OUTDIR (CONFIG WORKLOAD READS EVENTS |
+#                         --not-measured REASON)
 #        bench_results.py reader OUTDIR [--not-measured REASON]
 #                         [--samples N --first FILE --all FILE]
 #                         [--readcost FILE --readcost-rc RC]
@@ -19,8 +21,8 @@
 #   schedule  one line per round, "ROUND CONFIG...": round 0 is the
 #             warm-up (WARMUP 1), then 1..ROUNDS, each in the order of
 #             the round before rotated by one
-#   start     raw.csv, events.csv, sleepers.csv and bpf.csv with their
-#             header lines only
+#   start     raw.csv, events.csv, sleepers.csv, bpf.csv and
+#             clockreads.csv with their header lines only
 #   record    read one run of WORKLOAD (pipe, pinned: perf bench sched
 #             pipe; fio: fio's JSON; copy: dd's last line; sleepers:
 #             bench/sleepers' line) in OUTPUT as ns per operation (OPS
@@ -35,6 +37,9 @@
 #   bpf       append to bpf.csv what iowstat --bpf could not follow while
 #             attached for ROUND: the counters of the "--bpf: stats:"
 #             line in its OUTPUT (IOWSTAT_BPF_STATS=1); exit 1 without one
+#   reads     append to clockreads.csv one run's clocksource reads and
+#             its events (context switches or requests), or why none
+#             could be counted
 #   na        na.csv from the KEY<TAB>REASON lines on stdin (KEY: config,
 #             config/workload or any/workload; CONFIGS and WORKLOADS
 #             comma-separated), one row per configuration and workload
@@ -62,6 +67,7 @@ BPF_HEADER = "round,tasks_full,pending_full,rqs_full"
 BPF_FULL = ("tasks_full", "pending_full", "rqs_full")
 NA_HEADER = "config,workload,reason"
 READER_HEADER = "metric,value,unit"
+CLOCKREADS_HEADER = "config,workload,reads,events,note"
 
 
 class NoFigure(Exception):
@@ -289,7 +295,8 @@ def cmd_start(a):
     for name, header in (("raw.csv", RAW_HEADER),
                          ("events.csv", EVENTS_HEADER),
                          ("sleepers.csv", SLEEPERS_HEADER),
-                         ("bpf.csv", BPF_HEADER)):
+                         ("bpf.csv", BPF_HEADER),
+                         ("clockreads.csv", CLOCKREADS_HEADER)):
         write_csv(os.path.join(a.outdir, name), header, [])
     return 0
 
@@ -334,6 +341,19 @@ def cmd_bpf(a):
         return 1
     if a.round > 0:
         append(os.path.join(a.outdir, "bpf.csv"), csv_line([a.round] + full))
+    return 0
+
+
+def cmd_reads(a):
+    path = os.path.join(a.outdir, "clockreads.csv")
+    if a.not_measured is not None:
+        append(path, csv_line(("any", "any", "n/a", "n/a",
+                               one_line(a.not_measured))))
+        return 0
+    if None in (a.config, a.workload, a.reads, a.events):
+        print("reads: give CONFIG WORKLOAD READS EVENTS", file=sys.stderr)
+        return 2
+    append(path, csv_line((a.config, a.workload, a.reads, a.events, "")))
     return 0
 
 
@@ -382,6 +402,14 @@ def parser():
     s.add_argument("round", type=int)
     s.add_argument("output")
     s.set_defaults(fn=cmd_bpf)
+    s = sub.add_parser("reads")
+    s.add_argument("outdir")
+    s.add_argument("config", nargs="?")
+    s.add_argument("workload", nargs="?")
+    s.add_argument("reads", nargs="?", type=int)
+    s.add_argument("events", nargs="?", type=int)
+    s.add_argument("--not-measured")
+    s.set_defaults(fn=cmd_reads)
     s = sub.add_parser("na")
     s.add_argument("outdir")
     s.add_argument("configs")

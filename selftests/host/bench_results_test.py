@@ -267,6 +267,23 @@ def bpf_csv_what_the_maps_could_not_hold():
 
 
 @test
+def clockreads_csv_counts_or_why_not():
+    d = outdir()
+    equal(run("start", d).returncode, 0, "start")
+    equal(run("reads", d, "nothing", "pipe", 21473, 20250).returncode, 0,
+          "a count")
+    equal(run("reads", d, "--not-measured",
+              "no HPET clocksource, here").returncode, 0, "why not")
+    res = run("reads", d, "iowprobe", "pipe")
+    equal(res.returncode, 2, "a count without its events: exit status")
+    equal(read(os.path.join(d, "clockreads.csv")),
+          "config,workload,reads,events,note\n"
+          "nothing,pipe,21473,20250,\n"
+          "any,any,n/a,n/a,no HPET clocksource; here\n",
+          "clockreads.csv")
+
+
+@test
 def na_csv_one_row_per_pair_any_first():
     d = outdir()
     res = run("na", d, "nothing,floor,iowprobe", "pipe,fio",
