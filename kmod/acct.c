@@ -16,6 +16,7 @@
 #include <linux/sched/signal.h>
 #include <linux/seq_file.h>
 
+#include "busy.h"
 #include "compat.h"
 #include "iowprobe.h"
 
@@ -212,21 +213,19 @@ static void reconcile(struct iowprobe_cpu *c, bool was_idle, u64 *now)
 	}
 }
 
-void iowprobe_on_switch(bool preempt, struct task_struct *prev,
-			struct task_struct *next)
+/*
+ * switch_locked() - a switch that changes something of this CPU's: @prev
+ * sleeps (@v), the CPU idles or stops idling, or sleepers are parked.
+ * Out of line, so that the common switch saves no registers.
+ */
+static noinline void switch_locked(struct iowprobe_cpu *c,
+				   enum iowprobe_switch_verdict v,
+				   struct task_struct *prev, bool was_idle,
+				   bool idle)
 {
-	struct iowprobe_cpu *c = this_cpu_ptr(iowprobe_cpus);
-	bool was_idle = is_idle_task(prev), idle = is_idle_task(next);
 	struct iowprobe_entry *e = NULL;
-	enum iowprobe_switch_verdict v;
 	u64 now = 0;
 
-	v = iowprobe_switch_verdict(preempt, prev->in_iowait,
-				    READ_ONCE(prev->on_rq),
-				    iowprobe_task_delayed(prev));
-	if (v == IOWPROBE_SW_NONE && was_idle == idle &&
-	    list_empty(&c->pending))
-		return;		/* the common case: no lock, nothing shared */
 	if (v != IOWPROBE_SW_NONE)
 		e = follow(prev, smp_processor_id(),
 			   v == IOWPROBE_SW_COUNT ? IOWPROBE_T_COUNTED :
@@ -243,6 +242,22 @@ void iowprobe_on_switch(bool preempt, struct task_struct *prev,
 				       iowprobe_blk_gclock(now), idle);
 	}
 	raw_spin_unlock(&c->lock);
+}
+
+void iowprobe_on_switch(bool preempt, struct task_struct *prev,
+			struct task_struct *next)
+{
+	struct iowprobe_cpu *c = this_cpu_ptr(iowprobe_cpus);
+	bool was_idle = is_idle_task(prev), idle = is_idle_task(next);
+	enum iowprobe_switch_verdict v;
+
+	v = iowprobe_switch_verdict(preempt, prev->in_iowait,
+				    READ_ONCE(prev->on_rq),
+				    iowprobe_task_delayed(prev));
+	if (v == IOWPROBE_SW_NONE && was_idle == idle &&
+	    list_empty(&c->pending))
+		return;		/* the common case: no lock, nothing shared */
+	switch_locked(c, v, prev, was_idle, idle);
 }
 
 /* move() - 6.12: the load balancer moved a delayed sleeper to @dest */

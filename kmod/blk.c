@@ -26,6 +26,7 @@
 #include <linux/seq_file.h>
 #include <linux/workqueue.h>
 
+#include "busy.h"
 #include "iowprobe.h"
 #include "owners.h"
 
@@ -40,25 +41,10 @@
 /* free request entries a CPU keeps for itself, at most */
 #define IOWPROBE_RQ_CACHE	32U
 
-/*
- * struct busy_clock - a gclock fed by an in-flight count
- *
- * Only 0<->1 transitions of @inflight take busy_lock; the locker sets the
- * clock from the count it then sees, so the last of two racing transitions
- * wins with the right answer.  One lock serves every clock: a request turns
- * the global clock and its disk's together, and at queue depth 1 it turns
- * both on every request.
- */
-struct busy_clock {
-	seqcount_raw_spinlock_t seq;
-	atomic_t inflight;
-	struct iowprobe_gclock g;
-};
-
 struct iowprobe_dev {
 	dev_t devt;
 	char name[DISK_NAME_LEN];
-	struct busy_clock busy;
+	struct iowprobe_busy busy;
 	atomic64_t requests;
 	atomic64_t read_bytes;
 	atomic64_t write_bytes;
@@ -67,7 +53,7 @@ struct iowprobe_dev {
 
 static struct iowprobe_table requests;
 static DEFINE_RAW_SPINLOCK(busy_lock);
-static struct busy_clock global;
+struct iowprobe_busy iowprobe_busy_any;
 static struct iowprobe_dev *devs;
 static unsigned int ndevs;
 static DEFINE_RAW_SPINLOCK(devs_lock);
@@ -91,27 +77,15 @@ static unsigned int devs_published(void)
 	return smp_load_acquire(&ndevs);
 }
 
-static void busy_init(struct busy_clock *b)
+static void busy_init(struct iowprobe_busy *b)
 {
 	seqcount_raw_spinlock_init(&b->seq, &busy_lock);
 	atomic_set(&b->inflight, 0);
 	memset(&b->g, 0, sizeof(b->g));
 }
 
-static u64 busy_read(struct busy_clock *b, u64 now)
-{
-	unsigned int seq;
-	u64 v;
-
-	do {
-		seq = read_seqcount_begin(&b->seq);
-		v = iowprobe_gclock_read(&b->g, now);
-	} while (read_seqcount_retry(&b->seq, seq));
-	return v;
-}
-
 /* busy_turns() - does adding @delta start or stop the clock? */
-static __always_inline bool busy_turns(struct busy_clock *b, int delta)
+static __always_inline bool busy_turns(struct iowprobe_busy *b, int delta)
 {
 	int v = atomic_add_return(delta, &b->inflight);
 
@@ -119,7 +93,7 @@ static __always_inline bool busy_turns(struct busy_clock *b, int delta)
 }
 
 /* busy_set() - run @b from @now on if requests are in flight; busy_lock held */
-static __always_inline void busy_set(struct busy_clock *b, u64 now)
+static __always_inline void busy_set(struct iowprobe_busy *b, u64 now)
 {
 	write_seqcount_begin(&b->seq);
 	iowprobe_gclock_set(&b->g, now, atomic_read(&b->inflight) > 0);
@@ -132,8 +106,8 @@ static __always_inline void busy_set(struct busy_clock *b, u64 now)
  */
 static __always_inline void busy_add(u16 dev, int delta, u64 now)
 {
-	struct busy_clock *d = dev != IOWPROBE_NO_DEV ? &devs[dev].busy : NULL;
-	bool g_turns = busy_turns(&global, delta);
+	struct iowprobe_busy *d = dev != IOWPROBE_NO_DEV ? &devs[dev].busy : NULL;
+	bool g_turns = busy_turns(&iowprobe_busy_any, delta);
 	bool d_turns = d && busy_turns(d, delta);
 
 	lockdep_assert_irqs_disabled();
@@ -144,7 +118,7 @@ static __always_inline void busy_add(u16 dev, int delta, u64 now)
 		iowprobe_table_settle(&requests);
 	raw_spin_lock(&busy_lock);
 	if (g_turns)
-		busy_set(&global, now);
+		busy_set(&iowprobe_busy_any, now);
 	if (d_turns)
 		busy_set(d, now);
 	raw_spin_unlock(&busy_lock);
@@ -175,17 +149,11 @@ void iowprobe_blk_test_lock_order(void)
 }
 #endif
 
-/* iowprobe_blk_gclock() - the time any request was in flight, up to @now */
-u64 iowprobe_blk_gclock(u64 now)
-{
-	return busy_read(&global, now);
-}
-
 int iowprobe_blk_init(void)
 {
 	int ret;
 
-	busy_init(&global);
+	busy_init(&iowprobe_busy_any);
 	devs = kcalloc(IOWPROBE_MAX_DEVS, sizeof(*devs), GFP_KERNEL);
 	if (!devs)
 		return -ENOMEM;
@@ -521,7 +489,7 @@ void iowprobe_blk_devices_show(struct seq_file *m)
 			   atomic64_read(&d->read_bytes),
 			   atomic64_read(&d->write_bytes),
 			   max(atomic_read(&d->busy.inflight), 0),
-			   busy_read(&d->busy, now));
+			   iowprobe_busy_read(&d->busy, now));
 	}
 }
 
@@ -550,7 +518,7 @@ void iowprobe_blk_latency_show(struct seq_file *m)
 void iowprobe_blk_status(struct seq_file *m)
 {
 	seq_printf(m, "requests_in_flight: %d\n",
-		   max(atomic_read(&global.inflight), 0));
+		   max(atomic_read(&iowprobe_busy_any.inflight), 0));
 	seq_printf(m, "request_pool: %u/%u used\n",
 		   max_t(int, iowprobe_table_used(&requests) - rq_cached(), 0),
 		   requests.size);

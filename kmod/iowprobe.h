@@ -176,7 +176,6 @@ u64 iowprobe_acct_events(enum iowprobe_event ev);
 
 int iowprobe_blk_init(void);
 void iowprobe_blk_exit(void);
-u64 iowprobe_blk_gclock(u64 now);
 dev_t iowprobe_blk_devt(u16 dev);
 /* the block probes, there and not in probes.c: one call less per request */
 void iowprobe_probe_rq_issue(void *data, struct request *rq);

@@ -21,6 +21,9 @@
 #define SHIM_NR_CPUS	4
 
 /* ---- compiler ---- */
+#ifndef noinline
+#define noinline	__attribute__((__noinline__))
+#endif
 #ifndef __always_inline
 #define __always_inline	inline __attribute__((__always_inline__))
 #endif
