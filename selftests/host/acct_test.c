@@ -573,6 +573,20 @@ TEST_F(sched, signal_pending_sleep_not_counted)
 }
 
 /*
+ * a_waits_on_idle_cpu0() - A on CPU0 and B on CPU1 from 0; at 10 A sleeps
+ * in iowait and CPU0 idles: the start of the remote wakeups below
+ */
+static void a_waits_on_idle_cpu0(struct kernel *k)
+{
+	at(0);
+	k_switch(k, 0, false, A);
+	k_switch(k, 1, false, B);
+	at(10);
+	k_io_wait(k, A);
+	k_switch(k, 0, false, IDLE);
+}
+
+/*
  * A sleeps in iowait on CPU0 at 10; CPU0 idles to the end.  B, running
  * on CPU1, wakes A at 30 and ttwu moves it to CPU1: the kernel
  * decrements CPU0 (task_rq before set_task_cpu), from CPU1, while CPU0
@@ -584,12 +598,7 @@ TEST_F(sched, migrating_wakeup_charges_sleep_cpu)
 	struct kernel *k = &self->k;
 	struct cpu_read r;
 
-	at(0);
-	k_switch(k, 0, false, A);
-	k_switch(k, 1, false, B);
-	at(10);
-	k_io_wait(k, A);
-	k_switch(k, 0, false, IDLE);
+	a_waits_on_idle_cpu0(k);
 	EXPECT_MIRROR(k, 0, 1);
 	at(30);
 	k_wake(k, 1, A, 1, false);
@@ -621,12 +630,7 @@ TEST_F(sched, remote_wakeup_cuts_in_sleep_cpu_clock)
 	struct cpu_read r;
 
 	shim_clock_skew[1] = 7;
-	at(0);
-	k_switch(k, 0, false, A);
-	k_switch(k, 1, false, B);
-	at(10);
-	k_io_wait(k, A);
-	k_switch(k, 0, false, IDLE);
+	a_waits_on_idle_cpu0(k);
 	at(30);
 	k_wake(k, 1, A, 1, false);
 	EXPECT_MIRROR(k, 0, 0);
@@ -647,12 +651,7 @@ TEST_F(sched, ipi_wakeup_decrements_on_sleep_cpu)
 	struct kernel *k = &self->k;
 	struct cpu_read r;
 
-	at(0);
-	k_switch(k, 0, false, A);
-	k_switch(k, 1, false, B);
-	at(10);
-	k_io_wait(k, A);
-	k_switch(k, 0, false, IDLE);
+	a_waits_on_idle_cpu0(k);
 	at(31);
 	k_wake(k, 1, A, 0, true);
 	EXPECT_MIRROR(k, 0, 0);
