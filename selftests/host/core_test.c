@@ -2,8 +2,9 @@
 /*
  * core_test.c - host unit tests of the accounting core (include/iowprobe_core.h)
  *
- * The arithmetic of struct iowprobe_acct and struct iowprobe_gclock, the
- * latency slots and the verdict tables, each function on its own.  How
+ * The arithmetic of struct iowprobe_acct, struct iowprobe_gclock and the
+ * count clock (include/iowprobe_cc.h), the latency slots and the verdict
+ * tables, each function on its own.  How
  * kmod/acct.c, kmod/table.c and kmod/blk.c put them together, with their
  * tables, lists and locks, is tested on the module's own code in
  * acct_test.c.  Every expected value is worked out by hand in the
@@ -13,6 +14,7 @@
 #include <string.h>
 
 #include "kselftest_harness.h"
+#include "iowprobe_cc.h"
 #include "iowprobe_core.h"
 
 /* every field of two struct iowprobe_acct (memcmp would compare padding) */
@@ -464,6 +466,94 @@ TEST(wake_action_tables)
 		EXPECT_EQ(cases[i].migrate, mv);
 		EXPECT_EQ(cases[i].wakeup, wk);
 	}
+}
+
+/* ---- the count clock (iowprobe_cc.h) ---- */
+
+/* cc_next() of +1 at @now, or ~0 when the count would leave its range */
+static __u64 cc_next_of(__u64 w, __s64 delta, __u64 now)
+{
+	__u64 out;
+
+	return iowprobe_cc_next(w, delta, now, &out) ? ~0ULL : out;
+}
+
+/*
+ * The module's +1 and -1 steps are the general step's, bit for bit, for
+ * every count they are given (the start below IOWPROBE_CC_MAX, the stop
+ * above 0), at clock values and instants either side of the wrap.
+ */
+TEST(cc_start_and_stop_are_cc_next_of_one)
+{
+	const __u64 counts[] = { 0, 1, 2, 3, 1000, IOWPROBE_CC_MAX - 1,
+				 IOWPROBE_CC_MAX };
+	const __u64 clocks[] = { 0, 1, 7, IOWPROBE_CC_MASK / 2,
+				 IOWPROBE_CC_MASK - 1, IOWPROBE_CC_MASK };
+	const __u64 nows[] = { 0, 5, 1000000007, IOWPROBE_CC_MASK,
+			       IOWPROBE_CC_MASK + 3, 1ULL << 62, ~0ULL };
+	unsigned int i, j, k, n = 0;
+
+	for (i = 0; i < sizeof(counts) / sizeof(counts[0]); i++)
+		for (j = 0; j < sizeof(clocks) / sizeof(clocks[0]); j++)
+			for (k = 0; k < sizeof(nows) / sizeof(nows[0]); k++) {
+				__u64 w = counts[i] << IOWPROBE_CC_SHIFT |
+					  clocks[j];
+				__u64 now = nows[k];
+
+				if (counts[i] < IOWPROBE_CC_MAX) {
+					ASSERT_EQ(cc_next_of(w, 1, now),
+						  iowprobe_cc_start(w, now));
+					n++;
+				}
+				if (counts[i] > 0) {
+					ASSERT_EQ(cc_next_of(w, -1, now),
+						  iowprobe_cc_stop(w, now));
+					n++;
+				}
+			}
+	EXPECT_EQ(2U * 7 * 6 * 7 - 2 * 6 * 7, n);
+}
+
+/*
+ * Two requests, 10..30 and 20..50, then one 60..70: the clock runs 10..50
+ * and 60..70, so it reads 0 at 10, 15 at 25, 40 at 55, 45 at 65, 50 at 99,
+ * and counts 1, 2, 1, 0, 1, 0.
+ */
+TEST(cc_runs_while_any_is_counted)
+{
+	__u64 w = 0;
+
+	w = iowprobe_cc_start(w, 10);
+	EXPECT_EQ(1ULL, iowprobe_cc_count(w));
+	EXPECT_EQ(0ULL, iowprobe_cc_value(w, 10));
+	w = iowprobe_cc_start(w, 20);
+	EXPECT_EQ(2ULL, iowprobe_cc_count(w));
+	EXPECT_EQ(15ULL, iowprobe_cc_value(w, 25));
+	w = iowprobe_cc_stop(w, 30);
+	EXPECT_EQ(1ULL, iowprobe_cc_count(w));
+	w = iowprobe_cc_stop(w, 50);
+	EXPECT_EQ(0ULL, iowprobe_cc_count(w));
+	EXPECT_EQ(40ULL, iowprobe_cc_value(w, 55));
+	w = iowprobe_cc_start(w, 60);
+	EXPECT_EQ(45ULL, iowprobe_cc_value(w, 65));
+	w = iowprobe_cc_stop(w, 70);
+	EXPECT_EQ(50ULL, iowprobe_cc_value(w, 99));
+}
+
+/*
+ * A snapshot taken when the 46-bit value was 2^46 - 10: a value of 0 has
+ * wrapped and is 10 ns on (snapshot + 10), 5 is snapshot + 15; a value 3 ns
+ * behind the snapshot (a change stamped before the snapshot, stored after
+ * it) unwraps to the snapshot.
+ */
+TEST(cc_unwrap_across_the_modulus)
+{
+	__u64 snap = (1ULL << 50) + IOWPROBE_CC_MASK - 9;
+
+	EXPECT_EQ(snap + 10, iowprobe_cc_unwrap(0, snap));
+	EXPECT_EQ(snap + 15, iowprobe_cc_unwrap(5, snap));
+	EXPECT_EQ(snap, iowprobe_cc_unwrap((snap - 3) & IOWPROBE_CC_MASK,
+					   snap));
 }
 
 TEST_HARNESS_MAIN
