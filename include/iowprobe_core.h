@@ -203,10 +203,20 @@ enum iowprobe_switch_verdict {
 	IOWPROBE_SW_PENDING,
 };
 
+/*
+ * iowprobe_switch_may_count() - can the verdict be other than NONE?  The
+ * two fields every switch reads; on_rq and delay only matter past them.
+ */
+static __always_inline int iowprobe_switch_may_count(int preempt,
+						     int in_iowait)
+{
+	return !preempt && in_iowait;
+}
+
 static __always_inline enum iowprobe_switch_verdict
 iowprobe_switch_verdict(int preempt, int in_iowait, int on_rq, int delayed)
 {
-	if (preempt || !in_iowait)
+	if (!iowprobe_switch_may_count(preempt, in_iowait))
 		return IOWPROBE_SW_NONE;
 	if (on_rq == 0)
 		return IOWPROBE_SW_COUNT;
@@ -266,8 +276,8 @@ static __always_inline __u32 iowprobe_lat_slot(__u64 ns)
 	__u32 s = 0;
 
 #if defined(__KERNEL__) && !defined(__bpf__)
-	/* the module's completion path: one bsr instead of six tests */
-	s = ns ? fls64(ns) - 1 : 0;
+	/* the module's completion path: one bsr, no test (0 and 1: slot 0) */
+	s = fls64(ns | 1) - 1;
 #else
 	if (ns >> 32) {
 		ns >>= 32;

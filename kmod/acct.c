@@ -78,7 +78,8 @@ static u64 clock_once(u64 *now)
 /* add_mirror() - the kernel changed @c's nr_iowait by @delta at @now */
 static void add_mirror(struct iowprobe_cpu *c, int delta, u64 now)
 {
-	iowprobe_acct_add_mirror(&c->acct, now, iowprobe_blk_gclock(now), delta);
+	iowprobe_acct_add_mirror(&c->acct, now,
+				 iowprobe_blk_gclock(&c->acct, now), delta);
 }
 
 /*
@@ -214,23 +215,45 @@ static void reconcile(struct iowprobe_cpu *c, bool was_idle, u64 *now)
 }
 
 /*
- * switch_locked() - a switch that changes something of this CPU's: @prev
- * sleeps (@v), the CPU idles or stops idling, or sleepers are parked.
- * Out of line, so that the common switch saves no registers.
+ * switch_idle() - the CPU idles (@idle) or stops idling, and nothing else
+ * changes: no sleeper to follow, none parked.  The pipe's every switch.
+ * Out of line, so that the common switch saves no registers, and apart
+ * from switch_locked(), so that this one saves only two.
  */
-static noinline void switch_locked(struct iowprobe_cpu *c,
-				   enum iowprobe_switch_verdict v,
-				   struct task_struct *prev, bool was_idle,
-				   bool idle)
+static noinline void switch_idle(struct iowprobe_cpu *c, bool idle)
 {
+	u64 now;
+
+	/* __schedule() holds the runqueue lock: interrupts are off */
+	lockdep_assert_irqs_disabled();
+	raw_spin_lock(&c->lock);
+	now = iowprobe_now();
+	iowprobe_acct_set_idle(&c->acct, now,
+			       iowprobe_blk_gclock(&c->acct, now), idle);
+	raw_spin_unlock(&c->lock);
+}
+
+/*
+ * switch_locked() - a switch that may change more of this CPU's state:
+ * @prev may sleep in iowait, or sleepers are parked (the CPU may idle or
+ * stop idling too).  Out of line, as switch_idle().
+ */
+static noinline void switch_locked(struct iowprobe_cpu *c, bool preempt,
+				   struct task_struct *prev,
+				   struct task_struct *next)
+{
+	bool was_idle = is_idle_task(prev), idle = is_idle_task(next);
+	enum iowprobe_switch_verdict v;
 	struct iowprobe_entry *e = NULL;
 	u64 now = 0;
 
+	v = iowprobe_switch_verdict(preempt, prev->in_iowait,
+				    READ_ONCE(prev->on_rq),
+				    iowprobe_task_delayed(prev));
 	if (v != IOWPROBE_SW_NONE)
 		e = follow(prev, smp_processor_id(),
 			   v == IOWPROBE_SW_COUNT ? IOWPROBE_T_COUNTED :
 						    IOWPROBE_T_PENDING);
-	/* __schedule() holds the runqueue lock: interrupts are off */
 	lockdep_assert_irqs_disabled();
 	raw_spin_lock(&c->lock);
 	reconcile(c, was_idle, &now);
@@ -239,25 +262,32 @@ static noinline void switch_locked(struct iowprobe_cpu *c,
 	if (was_idle != idle) {
 		clock_once(&now);
 		iowprobe_acct_set_idle(&c->acct, now,
-				       iowprobe_blk_gclock(now), idle);
+				       iowprobe_blk_gclock(&c->acct, now),
+				       idle);
 	}
 	raw_spin_unlock(&c->lock);
 }
 
-void iowprobe_on_switch(bool preempt, struct task_struct *prev,
-			struct task_struct *next)
+/*
+ * iowprobe_probe_sched_switch() - here and not in probes.c, as the block
+ * probes are blk.c's: one call less on every switch of the machine
+ */
+void iowprobe_probe_sched_switch(void *data, bool preempt,
+				 struct task_struct *prev,
+				 struct task_struct *next,
+				 unsigned int prev_state)
 {
 	struct iowprobe_cpu *c = this_cpu_ptr(iowprobe_cpus);
-	bool was_idle = is_idle_task(prev), idle = is_idle_task(next);
-	enum iowprobe_switch_verdict v;
 
-	v = iowprobe_switch_verdict(preempt, prev->in_iowait,
-				    READ_ONCE(prev->on_rq),
-				    iowprobe_task_delayed(prev));
-	if (v == IOWPROBE_SW_NONE && was_idle == idle &&
-	    list_empty(&c->pending))
-		return;		/* the common case: no lock, nothing shared */
-	switch_locked(c, v, prev, was_idle, idle);
+	iowprobe_hit(IOWPROBE_EV_sched_switch);
+	/* the common case: nobody to follow, nothing parked, no lock */
+	if (!iowprobe_switch_may_count(preempt, prev->in_iowait) &&
+	    list_empty(&c->pending)) {
+		if (is_idle_task(prev) != is_idle_task(next))
+			switch_idle(c, is_idle_task(next));
+		return;
+	}
+	switch_locked(c, preempt, prev, next);
 }
 
 /* move() - 6.12: the load balancer moved a delayed sleeper to @dest */
@@ -412,7 +442,8 @@ static int cpu_online_cb(unsigned int cpu)
 	now = iowprobe_clock(cpu);
 	/* runs in the hotplug thread on @cpu: a task, not idle */
 	c->acct.idle = is_idle_task(current);
-	iowprobe_acct_set_online(&c->acct, now, iowprobe_blk_gclock(now), 1);
+	iowprobe_acct_set_online(&c->acct, now,
+				 iowprobe_blk_gclock(&c->acct, now), 1);
 	raw_spin_unlock_irqrestore(&c->lock, flags);
 	return 0;
 }
@@ -425,7 +456,8 @@ static int cpu_offline_cb(unsigned int cpu)
 
 	raw_spin_lock_irqsave(&c->lock, flags);
 	now = iowprobe_clock(cpu);
-	iowprobe_acct_set_online(&c->acct, now, iowprobe_blk_gclock(now), 0);
+	iowprobe_acct_set_online(&c->acct, now,
+				 iowprobe_blk_gclock(&c->acct, now), 0);
 	raw_spin_unlock_irqrestore(&c->lock, flags);
 	return 0;
 }
@@ -462,7 +494,8 @@ u64 iowprobe_cpu_read(int cpu, struct iowprobe_acct *a, u64 *counters)
 
 	raw_spin_lock_irqsave(&c->lock, flags);
 	now = iowprobe_clock(cpu);
-	iowprobe_acct_peek(&c->acct, now, iowprobe_blk_gclock(now), a);
+	iowprobe_acct_peek(&c->acct, now, iowprobe_blk_gclock(&c->acct, now),
+			   a);
 	memcpy(counters, c->counters, sizeof(c->counters));
 	raw_spin_unlock_irqrestore(&c->lock, flags);
 	return now;
@@ -486,7 +519,7 @@ static void asleep_one(struct iowprobe_entry *e, void *arg)
 	raw_spin_lock_irqsave(&c->lock, flags);
 	if (e->task.state == IOWPROBE_T_COUNTED) {
 		iowprobe_acct_peek(&c->acct, walk->now,
-				   iowprobe_blk_gclock(walk->now), &a);
+				   iowprobe_blk_gclock(&c->acct, walk->now), &a);
 		share = iowprobe_since(a.share_ns, e->task.wait.share_snap);
 	}
 	raw_spin_unlock_irqrestore(&c->lock, flags);

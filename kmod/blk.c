@@ -9,8 +9,9 @@
  * A request is kept by the CPU that submitted it (blk_mq_rq_cpu(), which
  * issue and completion both see), in that CPU's hash under that CPU's
  * lock: the lock its blk_local charge takes anyway.  So an issue or a
- * completion takes that one lock, and busy_lock only when a busy clock
- * turns; entries come from the CPU's own free list before the shared pool.
+ * completion takes that one lock, and turns the busy clocks (busy.h) with
+ * a compare-and-swap each; entries come from the CPU's own free list
+ * before the shared pool.
  * (A request issued again from another CPU without a completion seen is
  * not found by that issue: its old entry waits for the reaper.)
  * A request issued by a user task is also its process's (owners.c), for
@@ -52,7 +53,6 @@ struct iowprobe_dev {
 };
 
 static struct iowprobe_table requests;
-static DEFINE_RAW_SPINLOCK(busy_lock);
 struct iowprobe_busy iowprobe_busy_any;
 static struct iowprobe_dev *devs;
 static unsigned int ndevs;
@@ -79,57 +79,54 @@ static unsigned int devs_published(void)
 
 static void busy_init(struct iowprobe_busy *b)
 {
-	seqcount_raw_spinlock_init(&b->seq, &busy_lock);
-	atomic_set(&b->inflight, 0);
-	memset(&b->g, 0, sizeof(b->g));
-}
-
-/* busy_turns() - does adding @delta start or stop the clock? */
-static __always_inline bool busy_turns(struct iowprobe_busy *b, int delta)
-{
-	int v = atomic_add_return(delta, &b->inflight);
-
-	return delta > 0 ? v == 1 : v == 0;
-}
-
-/* busy_set() - run @b from @now on if requests are in flight; busy_lock held */
-static __always_inline void busy_set(struct iowprobe_busy *b, u64 now)
-{
-	write_seqcount_begin(&b->seq);
-	iowprobe_gclock_set(&b->g, now, atomic_read(&b->inflight) > 0);
-	write_seqcount_end(&b->seq);
+	atomic64_set(&b->w, 0);
+	b->snap = 0;
 }
 
 /*
- * busy_add() - @delta requests of disk slot @dev start or end at @now;
- * under a CPU's lock, so interrupts are off already
+ * busy_turn() - one request starts (@start) or ends on @b at @now
+ *
+ * The count never leaves the clock's range: it counts request entries, and
+ * requests= is capped to IOWPROBE_CC_MAX.
+ * Return: true when none is in flight any more.
  */
-static __always_inline void busy_add(u16 dev, int delta, u64 now)
+static __always_inline bool busy_turn(struct iowprobe_busy *b, bool start,
+				      u64 now)
 {
-	struct iowprobe_busy *d = dev != IOWPROBE_NO_DEV ? &devs[dev].busy : NULL;
-	bool g_turns = busy_turns(&iowprobe_busy_any, delta);
-	bool d_turns = d && busy_turns(d, delta);
+	s64 old = atomic64_read(&b->w);
+	u64 new;
 
-	lockdep_assert_irqs_disabled();
-	if (!g_turns && !d_turns)
-		return;
+	do {
+		new = start ? iowprobe_cc_start(old, now) :
+			      iowprobe_cc_stop(old, now);
+	} while (!atomic64_try_cmpxchg(&b->w, &old, new));
+	return new < IOWPROBE_CC_ONE;
+}
+
+/* busy_add() - a request of disk slot @dev starts (@start) or ends at @now */
+static __always_inline void busy_add(u16 dev, bool start, u64 now)
+{
+	bool none = busy_turn(&iowprobe_busy_any, start, now);
+
+	if (dev != IOWPROBE_NO_DEV)
+		busy_turn(&devs[dev].busy, start, now);
 	/* nothing followed is in flight: an overflow has ended */
-	if (g_turns && delta < 0 && !iowprobe_table_exact(&requests))
+	if (none && !iowprobe_table_exact(&requests))
 		iowprobe_table_settle(&requests);
-	raw_spin_lock(&busy_lock);
-	if (g_turns)
-		busy_set(&iowprobe_busy_any, now);
-	if (d_turns)
-		busy_set(d, now);
-	raw_spin_unlock(&busy_lock);
+}
+
+/* busy_snap() - move @b's 64-bit snapshot on to @now; the reaper's alone */
+static void busy_snap(struct iowprobe_busy *b, u64 now)
+{
+	WRITE_ONCE(b->snap, iowprobe_busy_at(b, now, b->snap));
 }
 
 #ifdef IOWPROBE_TESTING
 /*
- * iowprobe_blk_test_lock_order() - testing builds only: busy_lock, then
- * this CPU's lock, the reverse of busy_add()'s order, for lockdep to
- * report.  busy_add()'s own order is taken first, so that lockdep knows it
- * without waiting for a request to start the clock.
+ * iowprobe_blk_test_lock_order() - testing builds only: this CPU's lock and
+ * devs_lock in one order, then in the other, for lockdep to report as a
+ * possible deadlock.  Both orders are taken here, so that lockdep knows
+ * the first without waiting for any probe.
  */
 void iowprobe_blk_test_lock_order(void)
 {
@@ -137,14 +134,14 @@ void iowprobe_blk_test_lock_order(void)
 	unsigned long flags;
 
 	raw_spin_lock_irqsave(&c->lock, flags);
-	raw_spin_lock(&busy_lock);
-	raw_spin_unlock(&busy_lock);
+	raw_spin_lock(&devs_lock);
+	raw_spin_unlock(&devs_lock);
 	raw_spin_unlock_irqrestore(&c->lock, flags);
 
-	raw_spin_lock_irqsave(&busy_lock, flags);
+	raw_spin_lock_irqsave(&devs_lock, flags);
 	raw_spin_lock(&c->lock);
 	raw_spin_unlock(&c->lock);
-	raw_spin_unlock_irqrestore(&busy_lock, flags);
+	raw_spin_unlock_irqrestore(&devs_lock, flags);
 	put_cpu_ptr(iowprobe_cpus);
 }
 #endif
@@ -300,7 +297,7 @@ static __always_inline void lfl_add(struct iowprobe_cpu *c, int delta,
 	struct iowprobe_acct *a = &c->acct;
 
 	iowprobe_acct_add_lfl(a, now, iowprobe_acct_io_matters(a) ?
-			      iowprobe_blk_gclock(now) : 0, delta);
+			      iowprobe_blk_gclock(a, now) : 0, delta);
 }
 
 /* dev_done() - the disk's figures for a request completed at @now */
@@ -336,7 +333,7 @@ static __always_inline void rq_end(struct iowprobe_cpu *c,
 			c->counters[IOWPROBE_C_write_bytes] += e->rq.bytes;
 		dev_done(e, now);
 	}
-	busy_add(e->rq.dev, -1, now);
+	busy_add(e->rq.dev, false, now);
 	iowprobe_owner_rq(e->rq.owner, IOWPROBE_NO_DEV, -1, now);
 	rq_entry_put(c, e);
 }
@@ -360,7 +357,7 @@ static __always_inline void rq_start(struct iowprobe_cpu *c,
 	hlist_add_head(&e->node, rq_bucket(c, rq));
 	lfl_add(c, 1, now);
 	c->counters[IOWPROBE_C_rq_issued]++;
-	busy_add(dev, 1, now);
+	busy_add(dev, true, now);
 }
 
 static bool rq_stale_at(const struct iowprobe_entry *e, u64 now)
@@ -368,6 +365,10 @@ static bool rq_stale_at(const struct iowprobe_entry *e, u64 now)
 	return now > e->rq.t_issue && now - e->rq.t_issue > IOWPROBE_STALE_NS;
 }
 
+/*
+ * reap_cpu() - end @cpu's lost requests, and close its open segment, so
+ * that no segment outlives the in-flight clock's unwrap range (busy.h)
+ */
 static void reap_cpu(int cpu)
 {
 	struct iowprobe_cpu *c = per_cpu_ptr(iowprobe_cpus, cpu);
@@ -388,13 +389,19 @@ static void reap_cpu(int cpu)
 			rq_end(c, e, false, now);
 		}
 	}
+	iowprobe_acct_close(&c->acct, now, iowprobe_blk_gclock(&c->acct, now));
 	raw_spin_unlock_irqrestore(&c->lock, flags);
 }
 
 static void reap_fn(struct work_struct *work)
 {
+	unsigned int i, n = devs_published();
+	u64 now = iowprobe_now();
 	int cpu;
 
+	busy_snap(&iowprobe_busy_any, now);
+	for (i = 0; i < n; i++)
+		busy_snap(&devs[i].busy, now);
 	for_each_possible_cpu(cpu) {
 		reap_cpu(cpu);
 		cond_resched();
@@ -483,13 +490,14 @@ void iowprobe_blk_devices_show(struct seq_file *m)
 	seq_puts(m, IOWPROBE_ABI_LINE "\n" IOWPROBE_DEVICES_HEADER "\n");
 	for (i = 0; i < n; i++) {
 		d = &devs[i];
-		seq_printf(m, "%s %u:%u %lld %lld %lld %d %llu\n", d->name,
+		seq_printf(m, "%s %u:%u %lld %lld %lld %u %llu\n", d->name,
 			   MAJOR(d->devt), MINOR(d->devt),
 			   atomic64_read(&d->requests),
 			   atomic64_read(&d->read_bytes),
 			   atomic64_read(&d->write_bytes),
-			   max(atomic_read(&d->busy.inflight), 0),
-			   iowprobe_busy_read(&d->busy, now));
+			   iowprobe_busy_count(&d->busy),
+			   iowprobe_busy_at(&d->busy, now,
+					    READ_ONCE(d->busy.snap)));
 	}
 }
 
@@ -517,8 +525,8 @@ void iowprobe_blk_latency_show(struct seq_file *m)
 
 void iowprobe_blk_status(struct seq_file *m)
 {
-	seq_printf(m, "requests_in_flight: %d\n",
-		   max(atomic_read(&iowprobe_busy_any.inflight), 0));
+	seq_printf(m, "requests_in_flight: %u\n",
+		   iowprobe_busy_count(&iowprobe_busy_any));
 	seq_printf(m, "request_pool: %u/%u used\n",
 		   max_t(int, iowprobe_table_used(&requests) - rq_cached(), 0),
 		   requests.size);

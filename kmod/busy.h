@@ -7,45 +7,59 @@
 #define IOWPROBE_BUSY_H
 
 #include <linux/atomic.h>
-#include <linux/seqlock.h>
 
+#include "iowprobe_cc.h"
 #include "iowprobe_core.h"
 
 /*
- * struct iowprobe_busy - a gclock fed by an in-flight count
- *
- * Only 0<->1 transitions of @inflight take blk.c's busy_lock; the locker
- * sets the clock from the count it then sees, so the last of two racing
- * transitions wins with the right answer.  One lock serves every clock: a
- * request turns the global clock and its disk's together, and at queue
- * depth 1 it turns both on every request.
+ * struct iowprobe_busy - the time requests were in flight, and how many are
+ * @w:    a count clock (iowprobe_cc.h): every issue and completion changes
+ *        it with one compare-and-swap, with no lock, so a request at queue
+ *        depth 1, which starts and stops the clock every time, costs two
+ *        atomic operations a clock instead of a shared lock and a seqcount
+ * @snap: the clock unwrapped to 64 bits by blk.c's reaper every few
+ *        seconds, so that a reader with no snapshot of its own (the
+ *        devices file) can unwrap it too; written by the reaper only
  */
 struct iowprobe_busy {
-	seqcount_raw_spinlock_t seq;
-	atomic_t inflight;
-	struct iowprobe_gclock g;
+	atomic64_t w;
+	u64 snap;
 };
 
 /* any request in flight, from any CPU to any disk */
 extern struct iowprobe_busy iowprobe_busy_any;
 
-static __always_inline u64 iowprobe_busy_read(struct iowprobe_busy *b,
-					      u64 now)
+/* iowprobe_busy_at() - @b's clock at @now, unwrapped against @snap */
+static __always_inline u64 iowprobe_busy_at(struct iowprobe_busy *b,
+					    u64 now, u64 snap)
 {
-	unsigned int seq;
-	u64 v;
+	u64 v = iowprobe_cc_value(atomic64_read(&b->w), now);
 
-	do {
-		seq = read_seqcount_begin(&b->seq);
-		v = iowprobe_gclock_read(&b->g, now);
-	} while (read_seqcount_retry(&b->seq, seq));
-	return v;
+	return iowprobe_cc_unwrap(v, snap);
 }
 
-/* iowprobe_blk_gclock() - the time any request was in flight, up to @now */
-static __always_inline u64 iowprobe_blk_gclock(u64 now)
+/* iowprobe_busy_count() - @b's requests in flight */
+static __always_inline unsigned int iowprobe_busy_count(struct iowprobe_busy *b)
 {
-	return iowprobe_busy_read(&iowprobe_busy_any, now);
+	return iowprobe_cc_count(atomic64_read(&b->w));
+}
+
+/*
+ * iowprobe_blk_gclock() - the time any request was in flight, up to @now,
+ * for @a's next close: unwrapped against its snapshot, which every close
+ * moves on (blk.c's reaper closes every CPU's segment at least every few
+ * seconds, far inside the count clock's 9.7 h).  A word still at the
+ * snapshot, stopped, is the snapshot: the unwrap without its arithmetic,
+ * at every idle switch of a machine with no request in flight.
+ */
+static __always_inline u64 iowprobe_blk_gclock(const struct iowprobe_acct *a,
+					       u64 now)
+{
+	u64 w = atomic64_read(&iowprobe_busy_any.w);
+
+	if (w == (a->g_snap & IOWPROBE_CC_MASK))
+		return a->g_snap;
+	return iowprobe_cc_unwrap(iowprobe_cc_value(w, now), a->g_snap);
 }
 
 #endif /* IOWPROBE_BUSY_H */

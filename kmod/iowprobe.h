@@ -162,8 +162,11 @@ void iowprobe_acct_exit(void);
 int iowprobe_hotplug_init(void);
 void iowprobe_hotplug_exit(void);
 void iowprobe_seed(void);
-void iowprobe_on_switch(bool preempt, struct task_struct *prev,
-			struct task_struct *next);
+/* the switch probe, there and not in probes.c: one call less per switch */
+void iowprobe_probe_sched_switch(void *data, bool preempt,
+				 struct task_struct *prev,
+				 struct task_struct *next,
+				 unsigned int prev_state);
 void iowprobe_on_migrate(struct task_struct *p, int dest_cpu);
 void iowprobe_on_wakeup(struct task_struct *p);
 void iowprobe_on_free(struct task_struct *p);

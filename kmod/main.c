@@ -11,27 +11,41 @@
 #include <linux/sizes.h>
 
 #include "iowprobe.h"
+#include "iowprobe_cc.h"
 
 #define POOL_MIN	16U
 #define POOL_MAX	SZ_1M
+/* the requests in flight are counted in a count clock (busy.h) */
+#define REQUEST_POOL_MAX	((unsigned int)IOWPROBE_CC_MAX)
 
 unsigned int iowprobe_task_pool = 4096;
 unsigned int iowprobe_request_pool = 4096;
 
 /* pool sizes are checked at load: out of range refuses to load */
-static int pool_set(const char *val, const struct kernel_param *kp)
+static int pool_set_upto(const char *val, const struct kernel_param *kp,
+			 unsigned int max)
 {
 	unsigned int n;
 	int ret;
 
 	ret = kstrtouint(val, 0, &n);
-	if (ret || n < POOL_MIN || n > POOL_MAX) {
+	if (ret || n < POOL_MIN || n > max) {
 		pr_err("%s=%s is out of range: use %u..%u\n", kp->name, val,
-		       POOL_MIN, POOL_MAX);
+		       POOL_MIN, max);
 		return -EINVAL;
 	}
 	*(unsigned int *)kp->arg = n;
 	return 0;
+}
+
+static int pool_set(const char *val, const struct kernel_param *kp)
+{
+	return pool_set_upto(val, kp, POOL_MAX);
+}
+
+static int request_pool_set(const char *val, const struct kernel_param *kp)
+{
+	return pool_set_upto(val, kp, REQUEST_POOL_MAX);
 }
 
 static const struct kernel_param_ops pool_ops = {
@@ -39,12 +53,17 @@ static const struct kernel_param_ops pool_ops = {
 	.get = param_get_uint,
 };
 
+static const struct kernel_param_ops request_pool_ops = {
+	.set = request_pool_set,
+	.get = param_get_uint,
+};
+
 module_param_cb(tasks, &pool_ops, &iowprobe_task_pool, 0444);
 MODULE_PARM_DESC(tasks,
 		 "sleeping iowait tasks followed at once (16..1048576, default 4096)");
-module_param_cb(requests, &pool_ops, &iowprobe_request_pool, 0444);
+module_param_cb(requests, &request_pool_ops, &iowprobe_request_pool, 0444);
 MODULE_PARM_DESC(requests,
-		 "block requests followed in flight at once (16..1048576, default 4096)");
+		 "block requests followed in flight at once (16..262143, default 4096)");
 
 module_param_cb(procs, &pool_ops, &iowprobe_owner_pool[IOWPROBE_PROCS],
 		0444);

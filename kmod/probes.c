@@ -2,7 +2,7 @@
 /*
  * probes.c - the tracepoints iowprobe hooks: lookup by name, registration,
  * and thin sched probe bodies that count the hit and hand over to acct.c
- * (the block probes are blk.c's own)
+ * (the switch probe is acct.c's own, the block probes blk.c's)
  *
  * None of these tracepoints is exported to modules, so they are found with
  * for_each_kernel_tracepoint() and attached with tracepoint_probe_register().
@@ -25,15 +25,6 @@
  * evaluates its operand.
  */
 #define TP_TYPECHECK(tp, fn)	((void)sizeof(register_trace_##tp(fn, NULL)))
-
-static void probe_sched_switch(void *data, bool preempt,
-			       struct task_struct *prev,
-			       struct task_struct *next,
-			       unsigned int prev_state)
-{
-	iowprobe_hit(IOWPROBE_EV_sched_switch);
-	iowprobe_on_switch(preempt, prev, next);
-}
 
 static void probe_sched_wakeup(void *data, struct task_struct *p)
 {
@@ -75,7 +66,7 @@ static struct iowprobe_tp tps[] = {
 	{ .name = "sched_migrate_task",	.probe = probe_sched_migrate_task },
 	{ .name = "block_rq_complete",	.probe = iowprobe_probe_rq_complete },
 	{ .name = "block_rq_requeue",	.probe = iowprobe_probe_rq_requeue },
-	{ .name = "sched_switch",	.probe = probe_sched_switch },
+	{ .name = "sched_switch",	.probe = iowprobe_probe_sched_switch },
 	{ .name = "block_rq_issue",	.probe = iowprobe_probe_rq_issue },
 };
 
@@ -87,7 +78,7 @@ static void __maybe_unused probes_typecheck(void)
 	TP_TYPECHECK(sched_migrate_task, probe_sched_migrate_task);
 	TP_TYPECHECK(block_rq_complete, iowprobe_probe_rq_complete);
 	TP_TYPECHECK(block_rq_requeue, iowprobe_probe_rq_requeue);
-	TP_TYPECHECK(sched_switch, probe_sched_switch);
+	TP_TYPECHECK(sched_switch, iowprobe_probe_sched_switch);
 	TP_TYPECHECK(block_rq_issue, iowprobe_probe_rq_issue);
 }
 

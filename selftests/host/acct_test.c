@@ -84,13 +84,16 @@ static void quiet(void)
 		shim_assert_quiet();
 }
 
-/* the sched probes of kmod/probes.c, as they call into acct.c */
+/*
+ * the sched probes: acct.c's own switch probe, and those of kmod/probes.c
+ * as they call into acct.c
+ */
 static void tp_switch(int cpu, bool preempt, struct task_struct *prev,
 		      struct task_struct *next)
 {
 	shim_cpu = cpu;
 	shim_irq_disable();	/* __schedule() holds the runqueue lock */
-	iowprobe_on_switch(preempt, prev, next);
+	iowprobe_probe_sched_switch(NULL, preempt, prev, next, 0);
 	shim_irq_enable();
 	quiet();
 }

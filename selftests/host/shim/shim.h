@@ -80,6 +80,9 @@ ssize_t strscpy(char *dst, const char *src, size_t size);
 #define atomic64_add(i, v)						\
 	((void)__atomic_add_fetch(&(v)->counter, (i), __ATOMIC_RELAXED))
 #define atomic64_inc(v)	atomic64_add(1, v)
+#define atomic64_try_cmpxchg(v, old, new)				\
+	__atomic_compare_exchange_n(&(v)->counter, (old), (new), false,	\
+				    __ATOMIC_SEQ_CST, __ATOMIC_RELAXED)
 #define smp_load_acquire(p)	__atomic_load_n((p), __ATOMIC_ACQUIRE)
 #define smp_store_release(p, v)	__atomic_store_n((p), (v), __ATOMIC_RELEASE)
 /* a full barrier is also where a test may slip in another CPU's event */
