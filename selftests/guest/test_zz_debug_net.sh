@@ -136,9 +136,9 @@ main() {
 			lockdep_on
 		ktap_test_result "insmod test_lock_order=1, rmmod" \
 			trip test_lock_order
-		ktap_test_result "lockdep reports the inversion of busy_lock" \
+		ktap_test_result "lockdep reports the inversion of devs_lock" \
 			reported 'WARNING: possible circular locking dependency detected' \
-			'\(busy_lock\)'
+			'\(devs_lock\)'
 	else
 		ktap_skip "lockdep still on" "no PROVE_LOCKING"
 		ktap_skip "insmod test_lock_order=1" "no PROVE_LOCKING"
