@@ -29,13 +29,19 @@ struct iowprobe_busy {
 /* any request in flight, from any CPU to any disk */
 extern struct iowprobe_busy iowprobe_busy_any;
 
-/* iowprobe_busy_at() - @b's clock at @now, unwrapped against @snap */
+/*
+ * iowprobe_busy_at() - @b's clock at @now, unwrapped against @snap.  A word
+ * still at the snapshot, stopped, is the snapshot: the unwrap without its
+ * arithmetic, at every idle switch of a machine with no request in flight.
+ */
 static __always_inline u64 iowprobe_busy_at(struct iowprobe_busy *b,
 					    u64 now, u64 snap)
 {
-	u64 v = iowprobe_cc_value(atomic64_read(&b->w), now);
+	u64 w = atomic64_read(&b->w);
 
-	return iowprobe_cc_unwrap(v, snap);
+	if (w == (snap & IOWPROBE_CC_MASK))
+		return snap;
+	return iowprobe_cc_unwrap(iowprobe_cc_value(w, now), snap);
 }
 
 /* iowprobe_busy_count() - @b's requests in flight */
@@ -48,18 +54,12 @@ static __always_inline unsigned int iowprobe_busy_count(struct iowprobe_busy *b)
  * iowprobe_blk_gclock() - the time any request was in flight, up to @now,
  * for @a's next close: unwrapped against its snapshot, which every close
  * moves on (blk.c's reaper closes every CPU's segment at least every few
- * seconds, far inside the count clock's 9.7 h).  A word still at the
- * snapshot, stopped, is the snapshot: the unwrap without its arithmetic,
- * at every idle switch of a machine with no request in flight.
+ * seconds, far inside the count clock's 9.7 h)
  */
 static __always_inline u64 iowprobe_blk_gclock(const struct iowprobe_acct *a,
 					       u64 now)
 {
-	u64 w = atomic64_read(&iowprobe_busy_any.w);
-
-	if (w == (a->g_snap & IOWPROBE_CC_MASK))
-		return a->g_snap;
-	return iowprobe_cc_unwrap(iowprobe_cc_value(w, now), a->g_snap);
+	return iowprobe_busy_at(&iowprobe_busy_any, now, a->g_snap);
 }
 
 #endif /* IOWPROBE_BUSY_H */
