@@ -4,11 +4,12 @@
 # gdb -batch -x step_profile.py with STEP_OUT, STEP_PORT, STEP_HITS,
 # STEP_FUNCS (comma-separated) and STEP_KO in the environment
 #
-# Sets a breakpoint on each function of the module, and at every hit steps
-# the vCPU that hit it (scheduler-locking step: the other vCPU stays put)
-# one instruction at a time until it is back at the return address with
-# the stack as it was.  Writes STEP_OUT/report and, for each function's
-# commonest path, STEP_OUT/FUNCTION.lines.
+# Sets a breakpoint on each function named (the module's, the kernel's or
+# a BPF program's), and at every hit steps the vCPU that hit it
+# (scheduler-locking step: the other vCPU stays put) one instruction at a
+# time until it is back at the return address with the stack as it was.
+# Writes STEP_OUT/report and, for the commonest path of each of the
+# module's functions, STEP_OUT/FUNCTION.lines.
 
 import bisect
 import collections
@@ -43,11 +44,38 @@ class Symbols:
         i = bisect.bisect_right(self.addrs, pc) - 1
         return self.rows[i][1] if i >= 0 else '?'
 
+    def at(self, pc):
+        """@pc as symbol+offset (hex), the offsets bpftool prints."""
+        i = bisect.bisect_right(self.addrs, pc) - 1
+        if i < 0:
+            return '?'
+        return '%s+0x%x' % (self.rows[i][1], pc - self.rows[i][0])
+
+    def span(self, a):
+        """The code of the symbol at @a: from it to the next symbol."""
+        i = bisect.bisect_right(self.addrs, a)
+        end = self.addrs[i] if i < len(self.addrs) else a + 4096
+        return a, min(end, a + 65536)
+
     def module(self, name):
         for a, n, mod in self.rows:
             if mod and n == name:
                 return a
-        raise gdb.GdbError('no %s in the module' % name)
+        return None
+
+    def find(self, name):
+        """@name's address: the module's, else the kernel's, else that
+        of the BPF program of that name (bpf_prog_TAG_NAME)."""
+        a = self.module(name)
+        if a is not None:
+            return a
+        for a, n, mod in self.rows:
+            if n == name:
+                return a
+        for a, n, mod in self.rows:
+            if n.startswith('bpf_prog_') and n.split('_', 3)[-1] == name:
+                return a
+        raise gdb.GdbError('no %s in the box\'s kallsyms' % name)
 
 
 def reg(name):
@@ -90,7 +118,7 @@ def ko_base(syms, func):
 
 def main():
     syms = Symbols(OUT + '/kallsyms')
-    entry = {syms.module(f): f for f in FUNCS}
+    entry = {syms.find(f): f for f in FUNCS}
     gdb.execute('set pagination off')
     gdb.execute('target remote 127.0.0.1:%s' % os.environ['STEP_PORT'])
     gdb.execute('set scheduler-locking step')
@@ -111,7 +139,6 @@ def main():
         if path:
             paths.setdefault((f, len(path)), path)
     gdb.execute('delete')
-    gdb.execute('detach')
     report = []
     for f in FUNCS:
         hist = collections.Counter(lengths[f])
@@ -124,13 +151,31 @@ def main():
             continue
         common = max(done, key=done.get)
         path = paths[(f, common)]
-        by_fn = collections.Counter(syms.name(pc) for pc in path)
-        report.append('  its commonest path, %d: %s' % (common, ', '.join(
-            '%s %d' % kv for kv in by_fn.most_common())))
+        # every path, by function: the commonest first, then the rest (an
+        # idle switch among the pipe's switches, a miss among hits)
+        for n in sorted(done, key=lambda n: (n != common, -done[n], n)):
+            by_fn = collections.Counter(syms.name(pc)
+                                        for pc in paths[(f, n)])
+            report.append('  %s, %d: %s' % (
+                'its commonest path' if n == common else 'a path',
+                n, ', '.join('%s %d' % kv for kv in by_fn.most_common())))
+        if syms.module(f) is None:
+            # no source lines but the module's: where each pc is, for a
+            # look beside bpftool prog dump jited's offsets
+            at = collections.Counter(syms.at(pc) for pc in path)
+            with open('%s/%s.pcs' % (OUT, f), 'w') as out:
+                for where, n in sorted(at.items()):
+                    out.write('%4d  %s\n' % (n, where))
+            # and its code, for objdump -b binary -m i386:x86-64 -D
+            a, end = syms.span(syms.find(f))
+            gdb.execute('dump binary memory %s/%s.bin 0x%x 0x%x' %
+                        (OUT, f, a, end), to_string=True)
+            continue
         lines = source_lines(ko_base(syms, f), path)
         with open('%s/%s.lines' % (OUT, f), 'w') as out:
             for where, n in lines.most_common():
                 out.write('%4d  %s\n' % (n, where))
+    gdb.execute('detach')
     with open(OUT + '/report', 'w') as out:
         out.write('\n'.join(report) + '\n')
 
