@@ -321,6 +321,34 @@ static __always_inline void cc_add(struct iowprobe_cc *cc, __s64 delta,
 	cc_add_slow(cc, delta, now);
 }
 
+/*
+ * cc_inc(), cc_dec() - cc_add() of +1 and -1, the changes of every request
+ * and sleep: their one attempt takes the +1 and -1 steps, a compare each,
+ * where the general step checks its range both ways and shifts (fio on
+ * 6.1, six clocks a request: 20 JIT instructions a request less, of 724)
+ */
+static __always_inline void cc_inc(struct iowprobe_cc *cc, __u64 now)
+{
+	__u64 old = READ_ONCE(cc->w);
+
+	if (!READ_ONCE(cc->owed) && iowprobe_cc_count(old) < IOWPROBE_CC_MAX &&
+	    __sync_val_compare_and_swap(&cc->w, old,
+					iowprobe_cc_start(old, now)) == old)
+		return;
+	cc_add_slow(cc, 1, now);
+}
+
+static __always_inline void cc_dec(struct iowprobe_cc *cc, __u64 now)
+{
+	__u64 old = READ_ONCE(cc->w);
+
+	if (!READ_ONCE(cc->owed) && old >= IOWPROBE_CC_ONE &&
+	    __sync_val_compare_and_swap(&cc->w, old,
+					iowprobe_cc_stop(old, now)) == old)
+		return;
+	cc_add_slow(cc, -1, now);
+}
+
 #include "owners.bpf.h"
 
 /* sc_try()'s answer when its compare-and-swap lost a race */
@@ -599,7 +627,7 @@ static __always_inline void release_at(const struct iowprobe_bpf_task *t,
 	}
 	if (iowprobe_bpf_kind(s) != IOWPROBE_T_COUNTED)
 		return;
-	cc_add(&c->mirror, -1, now);
+	cc_dec(&c->mirror, now);
 	if (t->share_snap != IOWPROBE_BPF_NO_SHARE) {
 		v = sc_add(&c->share, -1, -1, now);
 		if (v != IOWPROBE_BPF_NO_SHARE)
@@ -697,7 +725,7 @@ static __always_inline void follow(struct iowprobe_bpf_cpu *c, __u32 cpu,
 		stat_inc(&stats.tasks_full);
 		return;
 	}
-	cc_add(&c->mirror, 1, now);
+	cc_inc(&c->mirror, now);
 	count(c, IOWPROBE_C_sleeps, 1);
 }
 
@@ -1080,14 +1108,14 @@ int iow_seed(struct bpf_iter__task *ctx)
 	if (!c)
 		return 0;
 	now = bpf_ktime_get_ns();
-	cc_add(&c->mirror, 1, now);
+	cc_inc(&c->mirror, now);
 	t.state = iowprobe_bpf_state(IOWPROBE_T_COUNTED, cpu, 0);
 	/* another CPU's state, read racily: right but for a switch meanwhile */
 	t.share_snap = sc_add(&c->share, 1, sc_idle(c), now);
 	owners_sleep(&t, p, now);
 	if (publish_task((__u64)p, &t)) {
 		forget(c, &t);
-		cc_add(&c->mirror, -1, bpf_ktime_get_ns());
+		cc_dec(&c->mirror, bpf_ktime_get_ns());
 		stat_inc(&stats.tasks_full);
 		return 0;
 	}
@@ -1187,8 +1215,8 @@ static __always_inline void rq_end(__u64 info, __u64 owner, __u64 way,
 
 	if (!c)
 		return;
-	cc_add(&c->local, -1, now);
-	cc_add(&disk_clock, -1, now);
+	cc_dec(&c->local, now);
+	cc_dec(&disk_clock, now);
 	blk_end(owner, way, now);
 	if (!done)
 		return;
@@ -1272,8 +1300,8 @@ static __always_inline int rq_issue(struct request *rq, bool irq_seen)
 		stat_inc(&stats.rqs_full);
 		return 0;
 	}
-	cc_add(&c->local, 1, now);
-	cc_add(&disk_clock, 1, now);
+	cc_inc(&c->local, now);
+	cc_inc(&disk_clock, now);
 	count(c, IOWPROBE_C_rq_issued, 1);
 	return 0;
 }

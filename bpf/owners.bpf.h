@@ -182,7 +182,7 @@ static __always_inline __u64 blk_issue(__u64 tag, __u64 dev, __u64 now)
 	i = way % IOWPROBE_BPF_BLK_WAYS;
 	if (dev)
 		WRITE_ONCE(s->dev_last[i], dev);
-	cc_add(&s->blk[i], 1, now);
+	cc_inc(&s->blk[i], now);
 	return way;
 }
 
@@ -197,7 +197,7 @@ static __always_inline void blk_end(__u64 tag, __u64 way, __u64 now)
 	s = blk_set(way);
 	if (!s || READ_ONCE(s->tag[i]) != tag)
 		return;
-	cc_add(&s->blk[i], -1, now);
+	cc_dec(&s->blk[i], now);
 	if (READ_ONCE(s->exited[i]))
 		blk_put(s, i, tag);
 }
