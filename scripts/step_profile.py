@@ -45,7 +45,7 @@ class Symbols:
         return self.rows[i][1] if i >= 0 else '?'
 
     def at(self, pc):
-        """@pc as symbol+offset (hex), the offsets bpftool prints."""
+        """@pc as symbol+offset (hex), as objdump of FUNCTION.bin counts."""
         i = bisect.bisect_right(self.addrs, pc) - 1
         if i < 0:
             return '?'
@@ -161,7 +161,7 @@ def main():
                 n, ', '.join('%s %d' % kv for kv in by_fn.most_common())))
         if syms.module(f) is None:
             # no source lines but the module's: where each pc is, for a
-            # look beside bpftool prog dump jited's offsets
+            # look at the code beside it
             at = collections.Counter(syms.at(pc) for pc in path)
             with open('%s/%s.pcs' % (OUT, f), 'w') as out:
                 for where, n in sorted(at.items()):
