@@ -40,16 +40,19 @@ class Symbols:
         self.rows.sort()
         self.addrs = [r[0] for r in self.rows]
 
-    def name(self, pc):
+    def row(self, pc):
+        """The symbol @pc is in: (address, name, the module's), or None."""
         i = bisect.bisect_right(self.addrs, pc) - 1
-        return self.rows[i][1] if i >= 0 else '?'
+        return self.rows[i] if i >= 0 else None
+
+    def name(self, pc):
+        r = self.row(pc)
+        return r[1] if r else '?'
 
     def at(self, pc):
         """@pc as symbol+offset (hex), as objdump of FUNCTION.bin counts."""
-        i = bisect.bisect_right(self.addrs, pc) - 1
-        if i < 0:
-            return '?'
-        return '%s+0x%x' % (self.rows[i][1], pc - self.rows[i][0])
+        r = self.row(pc)
+        return '%s+0x%x' % (r[1], pc - r[0]) if r else '?'
 
     def span(self, a):
         """The code of the symbol at @a: from it to the next symbol."""
@@ -119,6 +122,7 @@ def ko_base(syms, func):
 def main():
     syms = Symbols(OUT + '/kallsyms')
     entry = {syms.find(f): f for f in FUNCS}
+    address = {f: a for a, f in entry.items()}
     gdb.execute('set pagination off')
     gdb.execute('target remote 127.0.0.1:%s' % os.environ['STEP_PORT'])
     gdb.execute('set scheduler-locking step')
@@ -167,7 +171,7 @@ def main():
                 for where, n in sorted(at.items()):
                     out.write('%4d  %s\n' % (n, where))
             # and its code, for objdump -b binary -m i386:x86-64 -D
-            a, end = syms.span(syms.find(f))
+            a, end = syms.span(address[f])
             gdb.execute('dump binary memory %s/%s.bin 0x%x 0x%x' %
                         (OUT, f, a, end), to_string=True)
             continue
