@@ -22,7 +22,6 @@ IOU_WAIT = os.path.join(iow.OUT, "iou_wait")
 LOADGEN = os.path.join(iow.OUT, "loadgen")
 TIMED_READS = os.path.join(iow.OUT, "timed_reads")
 CGROOT = iow.CGROOT
-SERVICE_NS = 2_000_000          # null_blk's time per request
 FIGURES = ("wait_ns", "wait_blk_ns", "wa_ns", "sleeps")
 REAP_S = 5                      # the module's reaper runs this often
 # A reader's clocks see each sleep begin when its CPU clock stops, at the
@@ -124,7 +123,7 @@ def timed(k, desc, check):
 
 def two_readers(k):
     """Two processes in two cgroups, pinned to cpu1, reading null_blk."""
-    dev = iow.nullb(SERVICE_NS, irqmode=2)
+    dev = iow.nullb(iow.SERVICE_NS, irqmode=2)
     paths = [cgroup_make(f"iowprobe-{x}") for x in "ab"]
     counts = (300, 100)
     kids = [spawn_reader(dev, n, p) for n, (p, _) in zip(counts, paths)]
@@ -233,7 +232,7 @@ def bpf_agrees(k):
     """The BPF backend beside the module, on the two readers: each
     process's and cgroup's figures agree within 1% of the window, and the
     wa_ns of all processes add up to its own iowait_ns."""
-    dev = iow.nullb(SERVICE_NS, irqmode=2)
+    dev = iow.nullb(iow.SERVICE_NS, irqmode=2)
     paths = [cgroup_make(f"iowprobe-bpf-{x}") for x in "ab"]
     counts = (150, 50)
     with bpf_attached() as env:
@@ -339,7 +338,7 @@ def overflow(k):
     iow.unload_module()
     subprocess.run(["insmod", os.environ["IOWPROBE_KO"], "procs=16",
                     "cgroups=16"], check=True)
-    dev = iow.nullb(SERVICE_NS)
+    dev = iow.nullb(iow.SERVICE_NS)
     load = subprocess.Popen([LOADGEN, "sleepers", dev, "40",
                              str(3 * iow.SLOWDOWN)], stdout=subprocess.DEVNULL)
     k.result(wait_for(lambda: int(iow.read_status()["procs_pool_exhausted"])

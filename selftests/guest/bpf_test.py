@@ -300,7 +300,7 @@ def ground_truth(k, pair):
     reader's own view (wall - its CPU time - its run delay): on
     PREEMPT_RT it also books the thread that runs null_blk's completion
     on cpu1 as the reader's wait (7% too much on 6.1-rt)."""
-    dev = iow.nullb(2_000_000)
+    dev = iow.nullb(iow.SERVICE_NS)
     iow.pin(1)
     a = pair.snap()
     r = iow.timed_reads(dev, 2.0, busy=lambda: iow.rq_cpu_time(1))
@@ -317,10 +317,10 @@ def ground_truth(k, pair):
     k.between("ground truth (bpf): cpu1 iowait = its idle time (wall - run "
               "time of its tasks), less up to the run delay",
               got, idle - r.delay, idle, rel=0.02)
-    blk = b[1]["1"]["blk_local_ns"] - a[1]["1"]["blk_local_ns"]
-    k.result(r.n * 2_000_000 * 0.995 <= blk <= idle * 1.02,
-             "ground truth (bpf): cpu1 blk_local between device time and "
-             "idle")
+    iow.blk_local_truth(k, "ground truth (bpf): cpu1 blk_local between "
+                        "device time and idle",
+                        b[1]["1"]["blk_local_ns"] - a[1]["1"]["blk_local_ns"],
+                        r.n, idle)
     subprocess.run(["modprobe", "-r", "null_blk"], check=False)
 
 

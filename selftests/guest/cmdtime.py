@@ -22,7 +22,6 @@ IOWSTAT = iow.IOWSTAT
 TIMED_READS = os.path.join(iow.OUT, "timed_reads")
 CGROOT = iow.CGROOT
 DELAYACCT = "/proc/sys/kernel/task_delayacct"
-SERVICE_NS = 2_000_000          # null_blk's time per request
 READS = 500
 WARMUP = 8                      # timed_reads's reads before it measures
 # a process's exit after its exit record (do_exit(): taskstats_exit()
@@ -170,7 +169,7 @@ def dd_run(k, dev, delayacct):
     k.result(t["processes"] == 3 and t["threads"] == 3,
              "dd: 3 processes (sh, dd, sync), one thread each",
              [f"processes {t['processes']} threads {t['threads']}"])
-    k.result(t["iowait-ns"] >= READS * SERVICE_NS,
+    k.result(t["iowait-ns"] >= READS * iow.SERVICE_NS,
              "dd: iowait: at least its 500 reads of 2 ms",
              [f"iowait {t['iowait-ns']}"])
     same_as_delayacct(k, t, "dd", delayacct)
@@ -188,7 +187,7 @@ def orphan_run(k, dev, delayacct):
     k.result(t["processes"] >= 4 and t["still-running"] == 0,
              "orphan: its dd, reparented to iowstat, is of the tree",
              [f"processes {t['processes']} still {t['still-running']}"])
-    k.result(t["iowait-ns"] >= 100 * SERVICE_NS,
+    k.result(t["iowait-ns"] >= 100 * iow.SERVICE_NS,
              "orphan: the orphan's 100 reads are in the tree's iowait",
              [f"iowait {t['iowait-ns']}"])
     same_as_delayacct(k, t, "orphan", delayacct)
@@ -233,7 +232,7 @@ def main():
     k = iow.Ktap()
     mark = iow.dmesg_mark()
     loaded = iow.load_module()
-    dev = iow.nullb(SERVICE_NS, irqmode=2)
+    dev = iow.nullb(iow.SERVICE_NS, irqmode=2)
     iow.mount_cgroup2()
     delayacct = None
     if os.path.exists(DELAYACCT):
