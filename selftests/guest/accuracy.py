@@ -345,14 +345,15 @@ def contended(k):
     blocked = int(s1["delayed_blocked"]) - int(s0["delayed_blocked"])
     k.diag(f"contended: {samples} samples, largest difference {worst}; "
            f"delayed dequeues {parked}, found blocked later {blocked}")
-    # A pick that blocks a delayed reader and picks the hog again is no
-    # switch, so each CPU's row may lag its reader until the next switch
-    # there (doc/design.md#delayed-dequeue): one reader a CPU, one each
-    k.result(samples >= CONTENDED_SAMPLES and worst <= 2,
-             "contended: all nr_iowait matches procs_blocked within one "
-             "reader a CPU")
-    if "sched_delayed" in open("/proc/kallsyms").read(0) or \
-            os.uname().release >= "6.12":
+    delayed = iow.kernel_version() >= (6, 12)     # DELAY_DEQUEUE
+    # With delayed dequeues, a pick that blocks a delayed reader and picks
+    # the hog again is no switch, so each CPU's row may lag its reader
+    # until the next switch there (doc/design.md#delayed-dequeue): one
+    # reader a CPU, all of them at once
+    k.result(samples >= CONTENDED_SAMPLES and worst <= (2 if delayed else 1),
+             "contended: all nr_iowait matches procs_blocked within 1 (6.12 "
+             "and later: within one reader a CPU)")
+    if delayed:
         k.result(parked > 0, "contended: delayed dequeues were followed")
     else:
         k.skip("contended: delayed dequeues were followed",

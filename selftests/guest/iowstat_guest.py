@@ -242,12 +242,6 @@ def since_load(k):
              "of the exact one, never over 100%")
 
 
-def kernel_version():
-    """(major, minor) of the running kernel"""
-    major, minor = os.uname().release.split(".")[:2]
-    return int(major), int(minor)
-
-
 def kernel_view(k):
     """From 7.2 on, the kernel keeps one idle and one iowait figure: nohz
     idle stretches land in kcpustat itself ("tick/sched: Unify idle cputime
@@ -255,7 +249,7 @@ def kernel_view(k):
     kcpustat_cpu_fetch() says (t_*) are the same numbers, read a moment
     apart.  Before, kcpustat only had the ticks and the two differ."""
     desc = "kernel view: k_* and t_* are one figure (7.2 and later)"
-    if kernel_version() < (7, 2):
+    if iow.kernel_version() < (7, 2):
         k.skip(desc, "separate nohz idle counters before 7.2")
         return
     rows, _ = iow.read_cpus()

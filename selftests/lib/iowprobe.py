@@ -514,6 +514,12 @@ def random_file(path, mb):
     return path
 
 
+def kernel_version():
+    """(major, minor) of the running kernel"""
+    major, minor = os.uname().release.split(".")[:2]
+    return int(major), int(minor)
+
+
 def debug_kernel():
     """True on a kernel built with KASAN or lockdep (scripts/debug-kernel):
     everything there runs several times slower, so the tests that wait
