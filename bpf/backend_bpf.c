@@ -283,7 +283,6 @@ static void owner_maps(struct iowprobe_bpf *s)
 	st.procs_fd = bpf_map__fd(s->maps.procs);
 	st.cgroups_fd = bpf_map__fd(s->maps.cgroups);
 	st.tasks_fd = bpf_map__fd(s->maps.tasks);
-	st.inflight_fd = bpf_map__fd(s->maps.inflight);
 	st.procs_max = bpf_map__max_entries(s->maps.procs);
 	st.cgroups_max = bpf_map__max_entries(s->maps.cgroups);
 }
@@ -302,7 +301,6 @@ static int open_skel(void)
 	bpf_program__set_autoload(s->progs.iow_rq_issue_task, !k.preempt_count);
 	bpf_program__set_autoload(s->progs.iow_switch, k.runqueues);
 	bpf_program__set_autoload(s->progs.iow_switch_scan, !k.runqueues);
-	s->rodata->nr_cpus = st.ncpus;
 	err = bpf_map__set_max_entries(s->maps.cpus, st.ncpus);
 	if (!err)
 		err = bpf_map__set_max_entries(s->maps.k_load, st.ncpus);

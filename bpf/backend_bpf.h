@@ -26,13 +26,14 @@
  * @skel:      the programs, loaded by this process; NULL when reading a
  *             pinned state
  * @cpus:      mmap of the cpus map
- * @bss:       the programs' global data (the disk clock, the stats)
+ * @bss:       the programs' global data (the disk clock, the stats, the
+ *             in-flight table)
  * @cpus_len:  length of the @cpus mapping
  * @bss_len:   length of the @bss mapping when it is ours (pinned), else 0
  * @ncpus:     possible CPUs, the entries of the cpus map
  * @ns_per_tick: one USER_HZ tick of /proc/stat
  * @k_load:    per CPU, the kernel's view at attach; NULL: since boot
- * @procs_fd, @cgroups_fd, @tasks_fd, @inflight_fd: the maps of who waits
+ * @procs_fd, @cgroups_fd, @tasks_fd: the maps of who waits
  *             (owners_bpf.c)
  * @procs_max, @cgroups_max: their entries
  */
@@ -44,7 +45,7 @@ struct bpf_state {
 	unsigned int ncpus;
 	uint64_t ns_per_tick;
 	struct iowprobe_bpf_kview *k_load;
-	int procs_fd, cgroups_fd, tasks_fd, inflight_fd;
+	int procs_fd, cgroups_fd, tasks_fd;
 	size_t procs_max, cgroups_max;
 };
 

@@ -5,11 +5,12 @@
  *
  * The directory holds one link per attached program, which keeps the
  * programs (and the maps they use) alive after the attaching process
- * exits, and the eight maps a reader needs: cpus and the programs' global
- * data, both mmap()ed read-only as the attaching process would, meta
- * (IOWPROBE_BPF_LAYOUT and the attach time), k_load (the kernel's view
- * of each CPU at attach), and procs, cgroups, tasks and inflight, which
- * owners_bpf.c reads (of procs and cgroups it deletes the ended rows).
+ * exits, and the seven maps a reader needs: cpus and the programs' global
+ * data (with the in-flight table), both mmap()ed read-only as the
+ * attaching process would, meta (IOWPROBE_BPF_LAYOUT and the attach
+ * time), k_load (the kernel's view of each CPU at attach), and procs,
+ * cgroups and tasks, which owners_bpf.c reads (of procs and cgroups it
+ * deletes the ended rows).
  * A reader checks the layout and the maps' value sizes before it reads
  * anything: a state pinned by another build of iowstat is refused, never
  * misread.
@@ -44,7 +45,6 @@
 #define PIN_PROCS	"procs"
 #define PIN_CGROUPS	"cgroups"
 #define PIN_TASKS	"tasks"
-#define PIN_INFLIGHT	"inflight"
 
 const char *bpf_pin_dir(void)
 {
@@ -178,7 +178,6 @@ static int pin_maps(struct iowprobe_bpf *s)
 		{ s->maps.procs,	PIN_PROCS },
 		{ s->maps.cgroups,	PIN_CGROUPS },
 		{ s->maps.tasks,	PIN_TASKS },
-		{ s->maps.inflight,	PIN_INFLIGHT },
 	};
 	unsigned int i;
 	int err = 0;
@@ -342,10 +341,6 @@ static int open_owner_maps(struct bpf_state *st)
 				NULL);
 	if (st->tasks_fd < 0)
 		return st->tasks_fd;
-	st->inflight_fd = open_map(PIN_INFLIGHT,
-				   sizeof(struct iowprobe_bpf_blk_set), NULL);
-	if (st->inflight_fd < 0)
-		return st->inflight_fd;
 	st->procs_max = procs;
 	st->cgroups_max = cgroups;
 	return 0;
@@ -417,8 +412,7 @@ int bpf_pin_open(struct bpf_state *st)
 
 void bpf_pin_close(struct bpf_state *st)
 {
-	int *fd[] = { &st->procs_fd, &st->cgroups_fd, &st->tasks_fd,
-		      &st->inflight_fd };
+	int *fd[] = { &st->procs_fd, &st->cgroups_fd, &st->tasks_fd };
 	unsigned int i;
 
 	for (i = 0; i < ARRAY_SIZE(fd); i++)

@@ -70,9 +70,6 @@
 
 char LICENSE[] SEC("license") = "GPL";
 
-/* possible CPUs: bounds blk_mq_rq_cpu() */
-const volatile __u32 nr_cpus = 1;
-
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
 	__uint(map_flags, BPF_F_MMAPABLE);
@@ -105,18 +102,15 @@ struct {
 
 /*
  * The requests in flight, found again by their completion: buckets of
- * IOWPROBE_BPF_RQ_WAYS slots in an array, a request's bucket picked by
- * hashing it.  On the I/O path that is one array lookup and a few compares
+ * IOWPROBE_BPF_RQ_WAYS slots, a request's bucket picked by hashing it.
+ * On the I/O path that is an index into the global data, a few compares
  * and compare-and-swaps, where a hash map takes a bucket lock, its free
- * list and a jhash per insert, lookup and delete.  A request whose bucket
- * is full is not followed (rqs_full).
+ * list and a jhash per insert, lookup and delete (and an array map's
+ * lookup a bound check and a null check more, each way).  A request whose
+ * bucket is full is not followed (rqs_full).
  */
-struct {
-	__uint(type, BPF_MAP_TYPE_ARRAY);
-	__uint(max_entries, 1 << IOWPROBE_RQ_BITS);
-	__type(key, __u32);
-	__type(value, struct iowprobe_bpf_rqs);
-} requests SEC(".maps");
+static struct iowprobe_bpf_rqs requests[1 << IOWPROBE_RQ_BITS]
+	__attribute__((aligned(64)));
 
 /*
  * Global data, each on its own cache line: the disk clock (any request in
@@ -162,6 +156,20 @@ struct task_struct___delayed {
 static __always_inline void stat_inc(__u64 *counter)
 {
 	__sync_fetch_and_add(counter, 1);
+}
+
+/*
+ * cas() - compare-and-swap *@p from @old to @new; true when it stored.
+ * The empty asm hides where the answer came from: clang 14 otherwise
+ * turns the compare into a bool it computes and tests again, four BPF
+ * instructions more a compare-and-swap (fio on 6.1 turns eight a request).
+ */
+static __always_inline bool cas(__u64 *p, __u64 old, __u64 new)
+{
+	__u64 got = __sync_val_compare_and_swap(p, old, new);
+
+	asm volatile("" : "+r"(got));
+	return got == old;
 }
 
 static __always_inline struct iowprobe_bpf_cpu *cpu_state(__u32 cpu)
@@ -275,7 +283,7 @@ __noinline int cc_try(__u64 *w, __s64 delta, __u64 now)
 	old = READ_ONCE(*w);
 	if (iowprobe_cc_next(old, delta, now, &new))
 		return -1;
-	return __sync_val_compare_and_swap(w, old, new) == old ? 0 : 1;
+	return cas(w, old, new) ? 0 : 1;
 }
 
 /*
@@ -316,7 +324,7 @@ static __always_inline void cc_add(struct iowprobe_cc *cc, __s64 delta,
 	__u64 old = READ_ONCE(cc->w), new;
 
 	if (!READ_ONCE(cc->owed) && !iowprobe_cc_next(old, delta, now, &new) &&
-	    __sync_val_compare_and_swap(&cc->w, old, new) == old)
+	    cas(&cc->w, old, new))
 		return;
 	cc_add_slow(cc, delta, now);
 }
@@ -325,28 +333,40 @@ static __always_inline void cc_add(struct iowprobe_cc *cc, __s64 delta,
  * cc_inc(), cc_dec() - cc_add() of +1 and -1, the changes of every request
  * and sleep: their one attempt takes the +1 and -1 steps, a compare each,
  * where the general step checks its range both ways and shifts (fio on
- * 6.1, six clocks a request: 20 JIT instructions a request less, of 724)
+ * 6.1, six clocks a request: 20 JIT instructions a request less, of 724).
+ * No +1 checks the range: every clock turned by one counts entries of a
+ * map (a CPU's followed sleepers, a CPU's or every request in flight, a
+ * process's), at most 32,768 + a few racing, far below IOWPROBE_CC_MAX.
+ * The compare-and-swap's answer is tested where it is made: a test of a
+ * bool computed from it cost five instructions a clock more.
  */
 static __always_inline void cc_inc(struct iowprobe_cc *cc, __u64 now)
 {
 	__u64 old = READ_ONCE(cc->w);
 
-	if (!READ_ONCE(cc->owed) && iowprobe_cc_count(old) < IOWPROBE_CC_MAX &&
-	    __sync_val_compare_and_swap(&cc->w, old,
-					iowprobe_cc_start(old, now)) == old)
-		return;
-	cc_add_slow(cc, 1, now);
+	if (READ_ONCE(cc->owed) || !cas(&cc->w, old, iowprobe_cc_start(old, now)))
+		cc_add_slow(cc, 1, now);
 }
 
 static __always_inline void cc_dec(struct iowprobe_cc *cc, __u64 now)
 {
 	__u64 old = READ_ONCE(cc->w);
 
-	if (!READ_ONCE(cc->owed) && old >= IOWPROBE_CC_ONE &&
-	    __sync_val_compare_and_swap(&cc->w, old,
-					iowprobe_cc_stop(old, now)) == old)
-		return;
-	cc_add_slow(cc, -1, now);
+	if (READ_ONCE(cc->owed) || old < IOWPROBE_CC_ONE ||
+	    !cas(&cc->w, old, iowprobe_cc_stop(old, now)))
+		cc_add_slow(cc, -1, now);
+}
+
+/*
+ * kid() - a kernel pointer as a number: its distance from one of our own
+ * globals, fixed while the program is loaded, so one number per object
+ * and never 0.  The verifier lets a typed kernel pointer only be offset or
+ * compared, not hashed or stored; the difference of two pointers is a
+ * plain number.
+ */
+static __always_inline __u64 kid(const void *p)
+{
+	return (__u64)p - (__u64)&stats;
 }
 
 #include "owners.bpf.h"
@@ -368,7 +388,7 @@ __noinline __u64 sc_try(__u64 *w, __s64 delta, int idle, __u64 now)
 	old = READ_ONCE(*w);
 	if (iowprobe_sc_next(old, delta, idle, now, &new))
 		return IOWPROBE_BPF_NO_SHARE;
-	if (__sync_val_compare_and_swap(w, old, new) != old)
+	if (!cas(w, old, new))
 		return SC_RACED;
 	return iowprobe_sc_value(old, now);
 }
@@ -422,13 +442,19 @@ static __always_inline void seq_bump(struct iowprobe_bpf_cpu *c)
 	__sync_lock_test_and_set(&c->seq, c->seq + 1);
 }
 
-/* acct_at() - @a's clock @cc at @now, unwrapped against @a's snapshot */
+/*
+ * acct_at() - @a's clock @cc at @now, unwrapped against @a's snapshot.  A
+ * word still at the snapshot, stopped, is the snapshot: the unwrap without
+ * its arithmetic, at every idle switch with no request in flight.
+ */
 static __always_inline __u64 acct_at(struct iowprobe_acct *a,
 				     struct iowprobe_cc *cc, __u64 now)
 {
-	__u64 v = iowprobe_cc_value(READ_ONCE(cc->w), now);
+	__u64 w = READ_ONCE(cc->w);
 
-	return iowprobe_cc_unwrap(v, a->g_snap);
+	if (w == (a->g_snap & IOWPROBE_CC_MASK))
+		return a->g_snap;
+	return iowprobe_cc_unwrap(iowprobe_cc_value(w, now), a->g_snap);
 }
 
 /*
@@ -548,8 +574,7 @@ __noinline int take_slot(struct iowprobe_bpf_cpu *c)
 			if (mask == ~0ULL)
 				break;
 			bit = ~mask & (mask + 1);	/* the lowest free */
-			if (__sync_val_compare_and_swap(&c->pending_mask[w],
-							mask, mask | bit) != mask)
+			if (!cas(&c->pending_mask[w], mask, mask | bit))
 				continue;
 			__sync_fetch_and_add(&c->pending_nr, 1);
 			return w * 64 + bit_index(bit);
@@ -776,7 +801,7 @@ __noinline int reconcile_slot(struct iowprobe_bpf_cpu *c, __u32 cpu, int i,
 	/* noted before it is counted: a wakeup that claims it COUNTED finds it */
 	snap = sc_add(&c->share, 1, sc_idle(c), now);
 	WRITE_ONCE(e->share_snap, snap);
-	if (__sync_val_compare_and_swap(&e->state, want, counted) != want) {
+	if (!cas(&e->state, want, counted)) {
 		/* its wakeup claimed it first */
 		if (snap != IOWPROBE_BPF_NO_SHARE)
 			sc_add(&c->share, -1, -1, now);
@@ -989,7 +1014,7 @@ static __always_inline void move(struct iowprobe_bpf_task *e, __u64 p,
 		return;
 	}
 	moved = iowprobe_bpf_state(IOWPROBE_T_PENDING, dest, slot);
-	if (__sync_val_compare_and_swap(&e->state, s, moved) != s) {
+	if (!cas(&e->state, s, moved)) {
 		unpark(to, slot);
 		return;
 	}
@@ -1130,11 +1155,13 @@ int iow_seed(struct bpf_iter__task *ctx)
 	return 0;
 }
 
+/*
+ * rq_cpu() - the CPU that submitted @rq, blk_mq_rq_cpu(): a possible CPU,
+ * whose cpus element the lookup finds (a CPU past them follows nothing)
+ */
 static __always_inline __u32 rq_cpu(struct request *rq)
 {
-	__u32 cpu = rq->mq_ctx->cpu;		/* blk_mq_rq_cpu() */
-
-	return cpu < nr_cpus ? cpu : bpf_get_smp_processor_id();
+	return rq->mq_ctx->cpu;
 }
 
 /* rq_dev() - the kernel dev_t of @rq's disk, disk_devt() */
@@ -1147,47 +1174,58 @@ static __always_inline __u64 rq_dev(struct request *rq)
 	return (__u64)disk->major << 20 | disk->first_minor;
 }
 
+/*
+ * rq_op() - @rq's operation, the kernel's REQ_OP_*: kept as it is in the
+ * slot, and told apart only when the request ends, which counts reads'
+ * and writes' bytes
+ */
 static __always_inline __u8 rq_op(struct request *rq)
 {
-	switch (rq->cmd_flags & REQ_OP_MASK) {
-	case REQ_OP_READ:
-		return IOWPROBE_OP_READ;
-	case REQ_OP_WRITE:
-		return IOWPROBE_OP_WRITE;
-	default:
-		return IOWPROBE_OP_OTHER;
-	}
+	return rq->cmd_flags & REQ_OP_MASK;
 }
 
 /*
- * rq_id() - what the requests table knows @rq by: its distance from one of
- * our own globals, fixed while the program is loaded, so one number per
- * request and never 0.  The verifier lets a typed kernel pointer only be
- * offset or compared, not hashed; the difference of two pointers is a
- * plain number.
+ * issuer_dev() - the dev_t of @rq's disk, from @is, this CPU's cache of the
+ * last queue seen, when @rq is of that queue
  */
+static __always_inline __u64 issuer_dev(struct iowprobe_bpf_issuer *is,
+					struct request *rq)
+{
+	__u64 q = kid(rq->q), dev;
+
+	if (READ_ONCE(is->q) == q) {
+		dev = READ_ONCE(is->dev);
+		if (READ_ONCE(is->q) == q)
+			return dev;
+	}
+	dev = rq_dev(rq);
+	WRITE_ONCE(is->q, 0);
+	WRITE_ONCE(is->dev, dev);
+	WRITE_ONCE(is->q, q);
+	return dev;
+}
+
+/* rq_id() - what the requests table knows @rq by */
 static __always_inline __u64 rq_id(struct request *rq)
 {
-	return (__u64)rq - (__u64)&stats;
+	return kid(rq);
 }
 
 /* rq_bucket() - the bucket of @id: the top bits of a Fibonacci hash */
 static __always_inline struct iowprobe_bpf_rqs *rq_bucket(__u64 id)
 {
-	__u32 b = (id * 0x9e3779b97f4a7c15ULL) >> (64 - IOWPROBE_RQ_BITS);
-
-	return bpf_map_lookup_elem(&requests, &b);
+	return &requests[(id * 0x9e3779b97f4a7c15ULL) >> (64 - IOWPROBE_RQ_BITS)];
 }
 
 /*
  * claim_rq() - end request @id in bucket @b; true with its info word in
- * @info when it was ours
+ * @info and its process's way in @way when it was ours
  *
- * The info is read before the slot is freed: a slot freed can be taken at
- * once by another request.
+ * The slot is read before it is freed: a slot freed can be taken at once
+ * by another request.
  */
 static __always_inline bool claim_rq(struct iowprobe_bpf_rqs *b, __u64 id,
-				     __u64 *info, __u64 *owner, __u64 *way)
+				     __u64 *info, __u64 *way)
 {
 	int i;
 
@@ -1196,19 +1234,17 @@ static __always_inline bool claim_rq(struct iowprobe_bpf_rqs *b, __u64 id,
 		if (READ_ONCE(b->rq[i]) != id)
 			continue;
 		*info = READ_ONCE(b->info[i]);
-		*owner = READ_ONCE(b->owner[i]);
 		*way = READ_ONCE(b->way[i]);
-		return __sync_val_compare_and_swap(&b->rq[i], id, 0) == id;
+		return cas(&b->rq[i], id, 0);
 	}
 	return false;
 }
 
 /*
- * rq_end() - the request of @info, issued by the process @owner (counted
- * at @way of the in-flight table), is no longer in flight
+ * rq_end() - the request of @info, counted at @way of the in-flight table
+ * for its process, is no longer in flight
  */
-static __always_inline void rq_end(__u64 info, __u64 owner, __u64 way,
-				   bool done)
+static __always_inline void rq_end(__u64 info, __u64 way, bool done)
 {
 	struct iowprobe_bpf_cpu *c = cpu_state(iowprobe_bpf_cpu_of(info));
 	__u64 now = bpf_ktime_get_ns();
@@ -1217,59 +1253,54 @@ static __always_inline void rq_end(__u64 info, __u64 owner, __u64 way,
 		return;
 	cc_dec(&c->local, now);
 	cc_dec(&disk_clock, now);
-	blk_end(owner, way, now);
+	blk_end(way, now);
 	if (!done)
 		return;
 	count(c, IOWPROBE_C_rq_completed, 1);
-	if (iowprobe_bpf_rq_op(info) == IOWPROBE_OP_READ)
+	if (iowprobe_bpf_rq_op(info) == REQ_OP_READ)
 		count(c, IOWPROBE_C_read_bytes, iowprobe_bpf_rq_bytes(info));
-	if (iowprobe_bpf_rq_op(info) == IOWPROBE_OP_WRITE)
+	if (iowprobe_bpf_rq_op(info) == REQ_OP_WRITE)
 		count(c, IOWPROBE_C_write_bytes, iowprobe_bpf_rq_bytes(info));
 }
 
 /*
- * publish_rq() - a slot of bucket @b for request @id with @info
+ * publish_rq() - a slot of bucket @b for request @id with @info and @way
  * Return: 0, or -1 when all the bucket's slots are taken.
  *
- * One pass over the bucket both takes the first free slot and ends a live
- * entry of @id found anywhere in it (issued twice, its completion not
- * seen), so a request has at most one entry.  The info word is written
- * after the slot is taken: the completion cannot run before this program
- * returns, as blk_mq_start_request() traces before the driver has the
- * request.
+ * A live entry of @id (issued twice, its completion not seen) is ended
+ * first, so a request has at most one entry; then the first free slot is
+ * taken.  Two passes, the first of compares only, cost fio less than one
+ * that does both.  The slot's words are written after it is taken: the
+ * completion cannot run before this program returns, as
+ * blk_mq_start_request() traces before the driver has the request.
  */
 static __always_inline int publish_rq(struct iowprobe_bpf_rqs *b, __u64 id,
-				      __u64 info, __u64 owner, __u64 way)
+				      __u64 info, __u64 way)
 {
-	__u64 k, old = 0, old_owner = 0, old_way = 0;
-	int i, slot = -1;
-	bool stale = false;
+	__u64 old_info, old_way;
+	int i;
 
 #pragma unroll
 	for (i = 0; i < IOWPROBE_BPF_RQ_WAYS; i++) {
-		k = READ_ONCE(b->rq[i]);
-		if (k == id) {
-			old = READ_ONCE(b->info[i]);
-			old_owner = READ_ONCE(b->owner[i]);
-			old_way = READ_ONCE(b->way[i]);
-			k = __sync_val_compare_and_swap(&b->rq[i], id, 0);
-			stale |= k == id;
-			k = k == id ? 0 : k;
-		}
-		if (k || slot >= 0)
+		if (READ_ONCE(b->rq[i]) != id)
 			continue;
-		if (__sync_val_compare_and_swap(&b->rq[i], 0, id) == 0) {
-			WRITE_ONCE(b->info[i], info);
-			WRITE_ONCE(b->owner[i], owner);
-			WRITE_ONCE(b->way[i], way);
-			slot = i;
+		old_info = READ_ONCE(b->info[i]);
+		old_way = READ_ONCE(b->way[i]);
+		if (cas(&b->rq[i], id, 0)) {
+			stat_inc(&stats.rq_anomalies);
+			rq_end(old_info, old_way, false);
 		}
+		break;
 	}
-	if (stale) {
-		stat_inc(&stats.rq_anomalies);
-		rq_end(old, old_owner, old_way, false);
+#pragma unroll
+	for (i = 0; i < IOWPROBE_BPF_RQ_WAYS; i++) {
+		if (READ_ONCE(b->rq[i]) || !cas(&b->rq[i], 0, id))
+			continue;
+		WRITE_ONCE(b->info[i], info);
+		WRITE_ONCE(b->way[i], way);
+		return 0;
 	}
-	return slot >= 0 ? 0 : -1;
+	return -1;
 }
 
 /*
@@ -1278,25 +1309,24 @@ static __always_inline int publish_rq(struct iowprobe_bpf_rqs *b, __u64 id,
  */
 static __always_inline int rq_issue(struct request *rq, bool irq_seen)
 {
-	__u64 id = rq_id(rq);
-	struct iowprobe_bpf_rqs *b = rq_bucket(id);
+	/* the helpers first, while little is live across their calls */
+	__u64 now = bpf_ktime_get_ns();
+	struct task_struct *p = bpf_get_current_task_btf();
+	__u32 in_irq = irq_seen ? interrupt_bits() : 0;
 	__u32 cpu = rq_cpu(rq);
 	struct iowprobe_bpf_cpu *c = cpu_state(cpu);
-	__u64 info, now, owner, way = IOWPROBE_BPF_NO_WAY;
+	__u64 id = rq_id(rq), way = IOWPROBE_BPF_NO_WAY, info, owner;
 
-	if (!b || !c)
+	if (!c)
 		return 0;
 	info = iowprobe_bpf_rq_info(cpu, rq_op(rq), rq->__data_len);
-	now = bpf_ktime_get_ns();
 	/* a process whose set is full owns none: its end finds none */
-	owner = rq_owner(irq_seen);
+	owner = in_irq ? 0 : rq_owner(&c->issuer, p);
 	if (owner)
-		way = blk_issue(owner, rq_dev(rq), now);
-	if (way == IOWPROBE_BPF_NO_WAY)
-		owner = 0;
+		way = blk_issue(owner, issuer_dev(&c->issuer, rq), now);
 	/* published first: its completion cannot come before we end */
-	if (publish_rq(b, id, info, owner, way)) {
-		blk_end(owner, way, now);
+	if (publish_rq(rq_bucket(id), id, info, way)) {
+		blk_end(way, now);
 		stat_inc(&stats.rqs_full);
 		return 0;
 	}
@@ -1329,14 +1359,14 @@ int BPF_PROG(iow_rq_complete, struct request *rq, int error,
 	     unsigned int nr_bytes)
 {
 	struct iowprobe_bpf_rqs *b;
-	__u64 id, info, owner, way;
+	__u64 id, info, way;
 
 	if (nr_bytes < rq->__data_len)
 		return 0;	/* a partial completion: still in flight */
 	id = rq_id(rq);
 	b = rq_bucket(id);
-	if (b && claim_rq(b, id, &info, &owner, &way))
-		rq_end(info, owner, way, true);
+	if (claim_rq(b, id, &info, &way))
+		rq_end(info, way, true);
 	return 0;
 }
 
@@ -1344,10 +1374,10 @@ int BPF_PROG(iow_rq_complete, struct request *rq, int error,
 SEC("tp_btf/block_rq_requeue")
 int BPF_PROG(iow_rq_requeue, struct request *rq)
 {
-	__u64 id = rq_id(rq), info, owner, way;
+	__u64 id = rq_id(rq), info, way;
 	struct iowprobe_bpf_rqs *b = rq_bucket(id);
 
-	if (b && claim_rq(b, id, &info, &owner, &way))
-		rq_end(info, owner, way, false);
+	if (claim_rq(b, id, &info, &way))
+		rq_end(info, way, false);
 	return 0;
 }

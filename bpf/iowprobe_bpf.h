@@ -84,6 +84,31 @@ static __always_inline int iowprobe_sc_next(__u64 w, __s64 delta, int idle,
 }
 
 /*
+ * struct iowprobe_bpf_issuer - per CPU, who the last request submitted
+ * from it was found to be, so that the next one from the same task to the
+ * same queue loads none of their fields again: each such load through a
+ * kernel pointer is guarded by the JIT (six instructions on 6.1)
+ * @task:  the user task that issued it (iowprobe.bpf.c's kid()), 0 while
+ *         the entry is rewritten; never a kernel thread
+ * @start: that task's start_time: a task struct freed and reused is not it
+ * @tag:   its process's tag, iowprobe_bpf_proc_tag()
+ * @q:     the request's queue (kid()), 0 while rewritten
+ * @dev:   that queue's disk's dev_t (a queue keeps its disk for life)
+ *
+ * Requests of one CPU may be issued on several at once (a kworker runs
+ * another CPU's queue), so each half is written key last, after the key
+ * is zeroed, and a reader that finds its key reads it again after the
+ * values: a torn entry reads as a miss.
+ */
+struct iowprobe_bpf_issuer {
+	__u64 task;
+	__u64 start;
+	__u64 tag;
+	__u64 q;
+	__u64 dev;
+};
+
+/*
  * 6.12: delayed iowait sleepers parked per CPU until found blocked.  A CPU
  * with hundreds of runnable tasks holds dozens of them at once (16 slots
  * lost most sleeps of 1,250 readers on 7.3); the state word's slot field
@@ -113,9 +138,11 @@ static __always_inline int iowprobe_sc_next(__u64 w, __s64 delta, int idle,
  * @pending_mask, @pending: parked tasks (pointers), one bit per used slot,
  *            64 slots a word
  * @counters: enum iowprobe_counter
+ * @issuer:   the last request submitted from this CPU (rq_issue())
  *
  * Everything up to @going_down is written only by this CPU; the rest, on its
- * own cache lines, by any CPU with atomic operations.
+ * own cache lines, by any CPU with atomic operations, but @issuer, a cache
+ * written and read as its own comment says.
  */
 struct iowprobe_bpf_cpu {
 	__u64 seq;
@@ -132,6 +159,7 @@ struct iowprobe_bpf_cpu {
 	__u64 pending_mask[IOWPROBE_BPF_PENDING_WORDS];
 	__u64 pending[IOWPROBE_BPF_PENDING];
 	__u64 counters[IOWPROBE_C_NR];
+	struct iowprobe_bpf_issuer issuer __attribute__((aligned(64)));
 } __attribute__((aligned(64)));
 
 /*
@@ -142,7 +170,7 @@ struct iowprobe_bpf_cpu {
  * IOWPROBE_BPF_LAYOUT with any change to the shape of a pinned map or of
  * the program's global data.
  */
-#define IOWPROBE_BPF_LAYOUT	5
+#define IOWPROBE_BPF_LAYOUT	6
 
 struct iowprobe_bpf_meta {
 	__u64 layout;
@@ -289,20 +317,21 @@ static __always_inline __u64 iowprobe_bpf_way(__u32 set, __u32 way)
 
 /*
  * struct iowprobe_bpf_rqs - a bucket of the requests table
- * @rq:   the request in each slot (iowprobe.bpf.c's rq_id()), 0 when free;
+ * @rq:   the request in each slot (iowprobe.bpf.c's kid()), 0 when free;
  *        taken and freed by compare-and-swap, so the one event that frees
  *        it ends the request
- * @info: the request's charged CPU (as in the state word), op and bytes,
- *        iowprobe_bpf_rq_info()
- * @owner: the tag of the process that issued it (0: nobody's)
- * @way:   where the in-flight table counts it for that process
+ * @info: the request's charged CPU (as in the state word), op (the
+ *        kernel's REQ_OP_*) and bytes, iowprobe_bpf_rq_info()
+ * @way:  where the in-flight table counts it for the process that issued
+ *        it (IOWPROBE_BPF_NO_WAY: nobody's); the way names the process,
+ *        as no way is given back while a request counted there is in
+ *        flight
  */
 #define IOWPROBE_BPF_RQ_WAYS	8
 
 struct iowprobe_bpf_rqs {
 	__u64 rq[IOWPROBE_BPF_RQ_WAYS];
 	__u64 info[IOWPROBE_BPF_RQ_WAYS];
-	__u64 owner[IOWPROBE_BPF_RQ_WAYS];
 	__u64 way[IOWPROBE_BPF_RQ_WAYS];
 };
 

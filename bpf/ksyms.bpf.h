@@ -28,7 +28,11 @@ struct pcpu_hot___iowprobe {
 
 extern const struct pcpu_hot___iowprobe pcpu_hot __ksym __weak;
 
-static __always_inline bool in_interrupt_bpf(void)
+/*
+ * interrupt_bits() - the preempt count's bits that say "not a task":
+ * nonzero in an interrupt, 0 in a task (or where neither symbol is known)
+ */
+static __always_inline __u32 interrupt_bits(void)
 {
 	const struct pcpu_hot___iowprobe *hot;
 	const int *pc;
@@ -41,7 +45,7 @@ static __always_inline bool in_interrupt_bpf(void)
 		pc = bpf_this_cpu_ptr(&__preempt_count);
 		return *pc & IOWPROBE_NOT_TASK;
 	}
-	return false;
+	return 0;
 }
 
 /*

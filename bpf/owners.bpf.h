@@ -36,13 +36,14 @@ struct {
 	__type(value, struct iowprobe_bpf_owner);
 } cgroups SEC(".maps");
 
-/* the in-flight table (iowprobe_bpf.h), one element per set */
-struct {
-	__uint(type, BPF_MAP_TYPE_ARRAY);
-	__uint(max_entries, IOWPROBE_BPF_BLK_SETS);
-	__type(key, __u32);
-	__type(value, struct iowprobe_bpf_blk_set);
-} inflight SEC(".maps");
+/*
+ * The in-flight table (iowprobe_bpf.h), in the global data: a set is an
+ * index, where an array map's lookup adds a bound check and a null check
+ * at each end of every request.  iowstat reads it in the global data's
+ * mapping.
+ */
+struct iowprobe_bpf_blk_set inflight[IOWPROBE_BPF_BLK_SETS]
+	__attribute__((aligned(64)));
 
 /* a new row's first value: never written */
 struct {
@@ -99,17 +100,16 @@ row_get(void *map, const struct iowprobe_bpf_owner_key *k)
 /* blk_set() - the set of the in-flight table that holds way @way */
 static __always_inline struct iowprobe_bpf_blk_set *blk_set(__u64 way)
 {
-	__u32 set = way / IOWPROBE_BPF_BLK_WAYS;
-
-	return bpf_map_lookup_elem(&inflight, &set);
+	return &inflight[(way / IOWPROBE_BPF_BLK_WAYS) &
+			 (IOWPROBE_BPF_BLK_SETS - 1)];
 }
 
 /* blk_home() - the set where the process @tag lives, its index in @set */
 static __always_inline struct iowprobe_bpf_blk_set *blk_home(__u64 tag,
 							     __u32 *set)
 {
-	*set = iowprobe_bpf_blk_set_of(tag);
-	return bpf_map_lookup_elem(&inflight, set);
+	*set = iowprobe_bpf_blk_set_of(tag) & (IOWPROBE_BPF_BLK_SETS - 1);
+	return &inflight[*set];
 }
 
 /*
@@ -156,7 +156,7 @@ static __always_inline void blk_put(struct iowprobe_bpf_blk_set *s, int i,
 	if (iowprobe_cc_count(READ_ONCE(s->blk[i].w)) ||
 	    READ_ONCE(s->blk[i].owed))
 		return;
-	if (__sync_val_compare_and_swap(&s->exited[i], 1, 0) != 1)
+	if (!cas(&s->exited[i], 1, 0))
 		return;
 	WRITE_ONCE(s->dev_last[i], 0);
 	__sync_val_compare_and_swap(&s->tag[i], tag, 0);
@@ -174,8 +174,6 @@ static __always_inline __u64 blk_issue(__u64 tag, __u64 dev, __u64 now)
 	int i;
 
 	s = blk_home(tag, &set);
-	if (!s)
-		return IOWPROBE_BPF_NO_WAY;
 	way = blk_claim(s, set, tag);
 	if (way == IOWPROBE_BPF_NO_WAY)
 		return way;
@@ -186,20 +184,22 @@ static __always_inline __u64 blk_issue(__u64 tag, __u64 dev, __u64 now)
 	return way;
 }
 
-/* blk_end() - the request of @tag counted at @way is no longer in flight */
-static __always_inline void blk_end(__u64 tag, __u64 way, __u64 now)
+/*
+ * blk_end() - a request counted at @way (IOWPROBE_BPF_NO_WAY: nowhere) is
+ * no longer in flight; the way is still its process's, since no way is
+ * given back while a request counted there is in flight
+ */
+static __always_inline void blk_end(__u64 way, __u64 now)
 {
 	struct iowprobe_bpf_blk_set *s;
 	int i = way % IOWPROBE_BPF_BLK_WAYS;
 
-	if (!tag)
+	if (way == IOWPROBE_BPF_NO_WAY)
 		return;
 	s = blk_set(way);
-	if (!s || READ_ONCE(s->tag[i]) != tag)
-		return;
 	cc_dec(&s->blk[i], now);
 	if (READ_ONCE(s->exited[i]))
-		blk_put(s, i, tag);
+		blk_put(s, i, READ_ONCE(s->tag[i]));
 }
 
 /* blk_exited() - the group leader of @tag is freed: its ways go back */
@@ -210,12 +210,10 @@ static __always_inline void blk_exited(__u64 tag)
 	int i;
 
 	s = blk_home(tag, &set);
-	if (!s)
-		return;
 #pragma unroll
 	for (i = 0; i < IOWPROBE_BPF_BLK_WAYS; i++)
 		if (READ_ONCE(s->tag[i]) == tag &&
-		    !__sync_val_compare_and_swap(&s->exited[i], 0, 1))
+		    cas(&s->exited[i], 0, 1))
 			blk_put(s, i, tag);
 }
 
@@ -232,8 +230,6 @@ static __always_inline __u64 blk_note(__u64 tag, __u64 now, __u64 *snap)
 
 	*snap = 0;
 	s = blk_home(tag, &set);
-	if (!s)
-		return IOWPROBE_BPF_NO_WAY;
 	way = blk_claim(s, set, tag);
 	i = way % IOWPROBE_BPF_BLK_WAYS;
 	if (way != IOWPROBE_BPF_NO_WAY)
@@ -253,8 +249,6 @@ static __always_inline __u64 blk_read(__u64 way, __u64 now, __u64 *dev)
 	if (way == IOWPROBE_BPF_NO_WAY)
 		return 0;
 	s = blk_set(way);
-	if (!s)
-		return 0;
 	*dev = READ_ONCE(s->dev_last[i]);
 	return iowprobe_cc_value(READ_ONCE(s->blk[i].w), now);
 }
@@ -408,17 +402,31 @@ __noinline int owners_forget(const struct iowprobe_bpf_task *t)
 }
 
 /*
- * rq_owner() - the tag of the current task's process when a user task
- * issues the request (not a kernel thread, which issues for others, nor
- * an interrupt, when @irq_seen); 0 when nobody's
+ * rq_owner() - the tag of the process of @p, the current task, which
+ * issues a request outside an interrupt; 0 for a kernel thread, which
+ * issues for others.  A task that issued the CPU's last request is found
+ * in @is with one load of its own, not the four of its flags, tgid and
+ * group leader's start_time.
  */
-static __always_inline __u64 rq_owner(bool irq_seen)
+static __always_inline __u64 rq_owner(struct iowprobe_bpf_issuer *is,
+				      struct task_struct *p)
 {
-	struct task_struct *p = bpf_get_current_task_btf();
+	__u64 task = kid(p), start, tag;
 
-	if (p->flags & PF_KTHREAD || (irq_seen && in_interrupt_bpf()))
+	if (READ_ONCE(is->task) == task) {
+		start = READ_ONCE(is->start);
+		tag = READ_ONCE(is->tag);
+		if (READ_ONCE(is->task) == task && start == p->start_time)
+			return tag;
+	}
+	if (p->flags & PF_KTHREAD)
 		return 0;
-	return iowprobe_bpf_proc_tag(p->tgid, p->group_leader->start_time);
+	tag = iowprobe_bpf_proc_tag(p->tgid, p->group_leader->start_time);
+	WRITE_ONCE(is->task, 0);
+	WRITE_ONCE(is->start, p->start_time);
+	WRITE_ONCE(is->tag, tag);
+	WRITE_ONCE(is->task, task);
+	return tag;
 }
 
 /* owners_exited() - @p is freed; if it led its group, that ended at @now */

@@ -132,15 +132,14 @@ static uint64_t share_so_far(const struct bpf_state *st,
 static uint64_t blk_so_far(const struct bpf_state *st,
 			   const struct iowprobe_bpf_task *t, uint64_t now)
 {
-	struct iowprobe_bpf_blk_set s;
-	__u32 set = t->blk_way / IOWPROBE_BPF_BLK_WAYS;
+	__u64 set = t->blk_way / IOWPROBE_BPF_BLK_WAYS;
 	__u32 way = t->blk_way % IOWPROBE_BPF_BLK_WAYS;
+	__u64 w;
 
-	if (t->blk_way == IOWPROBE_BPF_NO_WAY ||
-	    bpf_map_lookup_elem(st->inflight_fd, &set, &s))
-		return 0;
-	return iowprobe_cc_since(iowprobe_cc_value(s.blk[way].w, now),
-				 t->blk_snap);
+	if (set >= IOWPROBE_BPF_BLK_SETS)
+		return 0;	/* IOWPROBE_BPF_NO_WAY too */
+	w = load_u64(&st->bss->inflight[set].blk[way].w);
+	return iowprobe_cc_since(iowprobe_cc_value(w, now), t->blk_snap);
 }
 
 /* add_asleep() - the sleeper @t's part so far, on its rows */

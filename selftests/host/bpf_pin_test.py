@@ -58,8 +58,7 @@ def prom_total(env, metric, cpu):
 
 def check_attached(k, env, pin):
     names = set(os.listdir(pin)) if os.path.isdir(pin) else set()
-    maps = {"meta", "cpus", "bss", "k_load", "procs", "cgroups", "tasks",
-            "inflight"}
+    maps = {"meta", "cpus", "bss", "k_load", "procs", "cgroups", "tasks"}
     k.diag(f"pinned: {' '.join(sorted(names))}")
     k.result(maps <= names and len(names - maps) == LINKS,
              f"attach pins the {len(maps)} maps and {LINKS} links")
