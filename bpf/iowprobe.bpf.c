@@ -115,11 +115,13 @@ static struct iowprobe_bpf_rqs requests[1 << IOWPROBE_RQ_BITS]
 /*
  * Global data, each on its own cache line: the disk clock (any request in
  * flight, which every CPU's blk_any integrates), the number of tasks
- * followed now (wakeups and frees look nothing up while it is 0), and what
- * could not be followed.
+ * followed now (wakeups and frees look nothing up while it is 0), the
+ * number of tasks freed (the issuer caches' generation), and what could
+ * not be followed.
  */
 struct iowprobe_cc disk_clock __attribute__((aligned(64)));
 static __u64 followed __attribute__((aligned(64)));
+static __u64 tasks_freed __attribute__((aligned(64)));
 struct iowprobe_bpf_stats stats __attribute__((aligned(64)));
 
 /* commit 2f064a59a11f ("sched: Change task_struct::state"), v5.14 */
@@ -1083,6 +1085,8 @@ int BPF_PROG(iow_free, struct task_struct *p)
 	struct iowprobe_bpf_task t;
 	__u64 s;
 
+	/* before the task struct can be reused: no issuer cache names it */
+	__sync_fetch_and_add(&tasks_freed, 1);
 	owners_exited(p, bpf_ktime_get_ns());
 	if (!READ_ONCE(followed))
 		return 0;
@@ -1218,13 +1222,21 @@ static __always_inline struct iowprobe_bpf_rqs *rq_bucket(__u64 id)
 }
 
 /*
- * claim_rq() - end request @id in bucket @b; true with its info word in
- * @info and its process's way in @way when it was ours
+ * claim_rq() - end request @id (@rq) in bucket @b, whose @done bytes were
+ * completed (RQ_WHOLE: all of it, a requeue or a request issued again);
+ * true with its info word in @info and its process's way in @way when it
+ * was ours and has ended
  *
  * The slot is read before it is freed: a slot freed can be taken at once
- * by another request.
+ * by another request.  A completion of fewer bytes than the request had
+ * at issue may be partial: it is, and the request still in flight, when
+ * they are fewer than it has left.  Only then is that read from @rq, a
+ * load the JIT guards: a request is whole at its completion as a rule.
  */
+#define RQ_WHOLE	(~0U)
+
 static __always_inline bool claim_rq(struct iowprobe_bpf_rqs *b, __u64 id,
+				     struct request *rq, __u32 done,
 				     __u64 *info, __u64 *way)
 {
 	int i;
@@ -1235,7 +1247,13 @@ static __always_inline bool claim_rq(struct iowprobe_bpf_rqs *b, __u64 id,
 			continue;
 		*info = READ_ONCE(b->info[i]);
 		*way = READ_ONCE(b->way[i]);
-		return cas(&b->rq[i], id, 0);
+		if (done < iowprobe_bpf_rq_bytes(*info) &&
+		    done < rq->__data_len)
+			return false;
+		if (!cas(&b->rq[i], id, 0))
+			return false;
+		__sync_fetch_and_add(&b->taken, -1);
+		return true;
 	}
 	return false;
 }
@@ -1270,9 +1288,11 @@ static __always_inline void rq_end(__u64 info, __u64 way, bool done)
  * A live entry of @id (issued twice, its completion not seen) is ended
  * first, so a request has at most one entry; then the first free slot is
  * taken.  Two passes, the first of compares only, cost fio less than one
- * that does both.  The slot's words are written after it is taken: the
- * completion cannot run before this program returns, as
- * blk_mq_start_request() traces before the driver has the request.
+ * that does both, and the first is skipped when the bucket is empty, as
+ * it usually is (a request of fio: 8 compares less).  The slot's words
+ * are written after it is taken: the completion cannot run before this
+ * program returns, as blk_mq_start_request() traces before the driver
+ * has the request.
  */
 static __always_inline int publish_rq(struct iowprobe_bpf_rqs *b, __u64 id,
 				      __u64 info, __u64 way)
@@ -1280,17 +1300,13 @@ static __always_inline int publish_rq(struct iowprobe_bpf_rqs *b, __u64 id,
 	__u64 old_info, old_way;
 	int i;
 
-#pragma unroll
-	for (i = 0; i < IOWPROBE_BPF_RQ_WAYS; i++) {
-		if (READ_ONCE(b->rq[i]) != id)
-			continue;
-		old_info = READ_ONCE(b->info[i]);
-		old_way = READ_ONCE(b->way[i]);
-		if (cas(&b->rq[i], id, 0)) {
-			stat_inc(&stats.rq_anomalies);
-			rq_end(old_info, old_way, false);
-		}
-		break;
+	if (!__sync_fetch_and_add(&b->taken, 1)) {
+		/* empty: its first slot is free unless a racer took it */
+		if (cas(&b->rq[0], 0, id))
+			goto fill0;
+	} else if (claim_rq(b, id, NULL, RQ_WHOLE, &old_info, &old_way)) {
+		stat_inc(&stats.rq_anomalies);
+		rq_end(old_info, old_way, false);
 	}
 #pragma unroll
 	for (i = 0; i < IOWPROBE_BPF_RQ_WAYS; i++) {
@@ -1300,7 +1316,12 @@ static __always_inline int publish_rq(struct iowprobe_bpf_rqs *b, __u64 id,
 		WRITE_ONCE(b->way[i], way);
 		return 0;
 	}
+	__sync_fetch_and_add(&b->taken, -1);
 	return -1;
+fill0:
+	WRITE_ONCE(b->info[0], info);
+	WRITE_ONCE(b->way[0], way);
+	return 0;
 }
 
 /*
@@ -1358,14 +1379,10 @@ SEC("tp_btf/block_rq_complete")
 int BPF_PROG(iow_rq_complete, struct request *rq, int error,
 	     unsigned int nr_bytes)
 {
-	struct iowprobe_bpf_rqs *b;
-	__u64 id, info, way;
+	__u64 id = rq_id(rq), info, way;
+	struct iowprobe_bpf_rqs *b = rq_bucket(id);
 
-	if (nr_bytes < rq->__data_len)
-		return 0;	/* a partial completion: still in flight */
-	id = rq_id(rq);
-	b = rq_bucket(id);
-	if (claim_rq(b, id, &info, &way))
+	if (claim_rq(b, id, rq, nr_bytes, &info, &way))
 		rq_end(info, way, true);
 	return 0;
 }
@@ -1377,7 +1394,7 @@ int BPF_PROG(iow_rq_requeue, struct request *rq)
 	__u64 id = rq_id(rq), info, way;
 	struct iowprobe_bpf_rqs *b = rq_bucket(id);
 
-	if (claim_rq(b, id, &info, &way))
+	if (claim_rq(b, id, rq, RQ_WHOLE, &info, &way))
 		rq_end(info, way, false);
 	return 0;
 }

@@ -90,7 +90,8 @@ static __always_inline int iowprobe_sc_next(__u64 w, __s64 delta, int idle,
  * kernel pointer is guarded by the JIT (six instructions on 6.1)
  * @task:  the user task that issued it (iowprobe.bpf.c's kid()), 0 while
  *         the entry is rewritten; never a kernel thread
- * @start: that task's start_time: a task struct freed and reused is not it
+ * @gen:   the count of tasks freed when it was written: a task struct
+ *         freed and reused is not it, told without a load from the task
  * @tag:   its process's tag, iowprobe_bpf_proc_tag()
  * @q:     the request's queue (kid()), 0 while rewritten
  * @dev:   that queue's disk's dev_t (a queue keeps its disk for life)
@@ -102,7 +103,7 @@ static __always_inline int iowprobe_sc_next(__u64 w, __s64 delta, int idle,
  */
 struct iowprobe_bpf_issuer {
 	__u64 task;
-	__u64 start;
+	__u64 gen;
 	__u64 tag;
 	__u64 q;
 	__u64 dev;
@@ -170,7 +171,7 @@ struct iowprobe_bpf_cpu {
  * IOWPROBE_BPF_LAYOUT with any change to the shape of a pinned map or of
  * the program's global data.
  */
-#define IOWPROBE_BPF_LAYOUT	6
+#define IOWPROBE_BPF_LAYOUT	7
 
 struct iowprobe_bpf_meta {
 	__u64 layout;
@@ -212,14 +213,11 @@ static __always_inline __u32 iowprobe_bpf_slot(__u64 s)
 }
 
 /*
- * struct iowprobe_bpf_owner_key - who a row of the procs or cgroups map
- * is: a process by its tgid and its group leader's start_time (a reused
- * pid is another process), a cgroup by its id (@start 0)
+ * A row of the procs map is keyed by its process's tag,
+ * iowprobe_bpf_proc_tag() (a reused tgid is another process), a row of the
+ * cgroups map by the cgroup's id: one word, where two cost each lookup of
+ * a row twice the hashing.
  */
-struct iowprobe_bpf_owner_key {
-	__u64 id;
-	__u64 start;
-};
 
 /* devices a row remembers its wait on, to name the one it waited on most */
 #define IOWPROBE_BPF_OWNER_DEVS	4
@@ -257,7 +255,7 @@ struct iowprobe_bpf_owner {
  * @share_snap: its CPU's share clock when it was counted there
  * @blk_snap:   its process's in-flight clock at @t_sleep
  * @blk_way:    where that clock is: iowprobe_bpf_way(), ~0 when nowhere
- * @proc:       its process row's key (id 0: none)
+ * @proc:       its process row's key, its tag (0: none)
  * @cgroup:     its cgroup row's id (0: none)
  */
 struct iowprobe_bpf_task {
@@ -266,7 +264,7 @@ struct iowprobe_bpf_task {
 	__u64 share_snap;
 	__u64 blk_snap;
 	__u64 blk_way;
-	struct iowprobe_bpf_owner_key proc;
+	__u64 proc;
 	__u64 cgroup;
 };
 
@@ -304,6 +302,11 @@ static __always_inline __u64 iowprobe_bpf_proc_tag(__u32 tgid, __u64 start)
 	return (__u64)tgid << 32 | (__u32)start;
 }
 
+static __always_inline __u32 iowprobe_bpf_tag_tgid(__u64 tag)
+{
+	return tag >> 32;
+}
+
 static __always_inline __u32 iowprobe_bpf_blk_set_of(__u64 tag)
 {
 	return (tag >> 32) % IOWPROBE_BPF_BLK_SETS;
@@ -326,10 +329,13 @@ static __always_inline __u64 iowprobe_bpf_way(__u32 set, __u32 way)
  *        it (IOWPROBE_BPF_NO_WAY: nobody's); the way names the process,
  *        as no way is given back while a request counted there is in
  *        flight
+ * @taken: at least the number of slots taken (raised before a slot is
+ *        taken, lowered after it is freed): 0 when all are free
  */
 #define IOWPROBE_BPF_RQ_WAYS	8
 
 struct iowprobe_bpf_rqs {
+	__s64 taken;
 	__u64 rq[IOWPROBE_BPF_RQ_WAYS];
 	__u64 info[IOWPROBE_BPF_RQ_WAYS];
 	__u64 way[IOWPROBE_BPF_RQ_WAYS];

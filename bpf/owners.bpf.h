@@ -25,14 +25,14 @@
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);	/* preallocated */
 	__uint(max_entries, IOWPROBE_PROCS);
-	__type(key, struct iowprobe_bpf_owner_key);
+	__type(key, __u64);
 	__type(value, struct iowprobe_bpf_owner);
 } procs SEC(".maps");
 
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
 	__uint(max_entries, IOWPROBE_CGROUPS);
-	__type(key, struct iowprobe_bpf_owner_key);
+	__type(key, __u64);
 	__type(value, struct iowprobe_bpf_owner);
 } cgroups SEC(".maps");
 
@@ -53,13 +53,6 @@ struct {
 	__type(value, struct iowprobe_bpf_owner);
 } owner_zero SEC(".maps");
 
-static __always_inline void proc_key(struct task_struct *p,
-				     struct iowprobe_bpf_owner_key *k)
-{
-	k->id = p->tgid;
-	k->start = p->group_leader->start_time;
-}
-
 /*
  * task_cgroup_id() - @p's cgroup v2 id, as cgroup_id(task_dfl_cgroup()):
  * four direct loads (a faulting one reads 0), not four helper calls
@@ -70,31 +63,33 @@ static __always_inline __u64 task_cgroup_id(struct task_struct *p)
 }
 
 /*
- * row_find() - the row of @id and @start in @map, NULL when none (id 0:
- * nobody's); the key is built on the stack, where 6.1's verifier wants it
+ * row_find() - the row of @key in @map, NULL when none (key 0: nobody's);
+ * the key is copied to the stack, where 6.1's verifier wants it
  */
-static __always_inline struct iowprobe_bpf_owner *row_find(void *map, __u64 id,
-							   __u64 start)
+static __always_inline struct iowprobe_bpf_owner *row_find(void *map,
+							   __u64 key)
 {
-	struct iowprobe_bpf_owner_key k = { id, start };
+	__u64 k = key;
 
-	return id ? bpf_map_lookup_elem(map, &k) : NULL;
+	return k ? bpf_map_lookup_elem(map, &k) : NULL;
 }
 
-/* row_get() - the row of @k in @map, made if new; NULL when it is full */
-static __always_inline struct iowprobe_bpf_owner *
-row_get(void *map, const struct iowprobe_bpf_owner_key *k)
+/* row_get() - the row of @key in @map, made if new; NULL when it is full */
+static __always_inline struct iowprobe_bpf_owner *row_get(void *map,
+							  __u64 key)
 {
-	struct iowprobe_bpf_owner *o = bpf_map_lookup_elem(map, k), *zero;
+	struct iowprobe_bpf_owner *o, *zero;
+	__u64 k = key;
 	__u32 z = 0;
 
+	o = bpf_map_lookup_elem(map, &k);
 	if (o)
 		return o;
 	zero = bpf_map_lookup_elem(&owner_zero, &z);
 	if (!zero)
 		return NULL;
-	bpf_map_update_elem(map, k, zero, BPF_NOEXIST);	/* or a racer's */
-	return bpf_map_lookup_elem(map, k);
+	bpf_map_update_elem(map, &k, zero, BPF_NOEXIST);	/* or a racer's */
+	return bpf_map_lookup_elem(map, &k);
 }
 
 /* blk_set() - the set of the in-flight table that holds way @way */
@@ -253,8 +248,9 @@ static __always_inline __u64 blk_read(__u64 way, __u64 now, __u64 *dev)
 	return iowprobe_cc_value(READ_ONCE(s->blk[i].w), now);
 }
 
+/* a name, copied as two words: a char array of a task allows word loads */
 struct owner_comm {
-	char c[16];
+	__u64 w[2];
 };
 
 /*
@@ -267,27 +263,22 @@ struct owner_comm {
 __noinline int owners_note(struct iowprobe_bpf_task *t,
 			   const struct owner_comm *comm)
 {
-	struct iowprobe_bpf_owner_key k;
 	struct iowprobe_bpf_owner *o;
 
 	if (!t || !comm)
 		return 0;
-	t->blk_way = blk_note(iowprobe_bpf_proc_tag(t->proc.id, t->proc.start),
-			      t->t_sleep, &t->blk_snap);
-	k = t->proc;
-	o = row_get(&procs, &k);
+	t->blk_way = blk_note(t->proc, t->t_sleep, &t->blk_snap);
+	o = row_get(&procs, t->proc);
 	if (o) {
 		/* exec renames a process, and it may change cgroups */
-		__builtin_memcpy(o->comm, comm->c, sizeof(o->comm));
+		__builtin_memcpy(o->comm, comm->w, sizeof(o->comm));
 		WRITE_ONCE(o->cgroup, t->cgroup);
 		__sync_fetch_and_add(&o->asleep, 1);
 	} else {
-		t->proc.id = 0;
+		t->proc = 0;
 		stat_inc(&stats.procs_full);
 	}
-	k.id = t->cgroup;
-	k.start = 0;
-	o = row_get(&cgroups, &k);
+	o = row_get(&cgroups, t->cgroup);
 	if (o) {
 		__sync_fetch_and_add(&o->asleep, 1);
 	} else {
@@ -304,12 +295,15 @@ __noinline int owners_note(struct iowprobe_bpf_task *t,
 static __always_inline void owners_sleep(struct iowprobe_bpf_task *t,
 					 struct task_struct *p, __u64 now)
 {
+	struct task_struct *leader = p->group_leader;
 	struct owner_comm comm;
 
 	t->t_sleep = now;
 	t->cgroup = task_cgroup_id(p);
-	proc_key(p, &t->proc);
-	bpf_probe_read_kernel(comm.c, sizeof(comm.c), p->group_leader->comm);
+	t->proc = iowprobe_bpf_proc_tag(p->tgid, leader->start_time);
+	/* direct loads, where bpf_probe_read_kernel() cost 84 instructions */
+	comm.w[0] = *(__u64 *)&leader->comm[0];
+	comm.w[1] = *(__u64 *)&leader->comm[8];
 	owners_note(t, &comm);
 }
 
@@ -373,10 +367,10 @@ __noinline int owners_wake(const struct iowprobe_bpf_task *t, __u64 now,
 	if (t->blk_way != IOWPROBE_BPF_NO_WAY)
 		blk = iowprobe_cc_since(blk_read(t->blk_way, now, &dev),
 					t->blk_snap);
-	o = row_find(&procs, t->proc.id, t->proc.start);
+	o = row_find(&procs, t->proc);
 	if (o)
 		book(o, t, now, share, blk, dev);
-	o = row_find(&cgroups, t->cgroup, 0);
+	o = row_find(&cgroups, t->cgroup);
 	if (o)
 		book(o, t, now, share, blk, dev);
 	return 0;
@@ -392,10 +386,10 @@ __noinline int owners_forget(const struct iowprobe_bpf_task *t)
 
 	if (!t)
 		return 0;
-	o = row_find(&procs, t->proc.id, t->proc.start);
+	o = row_find(&procs, t->proc);
 	if (o)
 		__sync_fetch_and_add(&o->asleep, -1);
-	o = row_find(&cgroups, t->cgroup, 0);
+	o = row_find(&cgroups, t->cgroup);
 	if (o)
 		__sync_fetch_and_add(&o->asleep, -1);
 	return 0;
@@ -405,25 +399,25 @@ __noinline int owners_forget(const struct iowprobe_bpf_task *t)
  * rq_owner() - the tag of the process of @p, the current task, which
  * issues a request outside an interrupt; 0 for a kernel thread, which
  * issues for others.  A task that issued the CPU's last request is found
- * in @is with one load of its own, not the four of its flags, tgid and
- * group leader's start_time.
+ * in @is with no load of its own, not the three of its flags, tgid and
+ * group leader's start_time: no task was freed since (iow_free counts
+ * them before the struct can be reused), so the address is still it.
  */
 static __always_inline __u64 rq_owner(struct iowprobe_bpf_issuer *is,
 				      struct task_struct *p)
 {
-	__u64 task = kid(p), start, tag;
+	__u64 task = kid(p), gen = READ_ONCE(tasks_freed), tag;
 
 	if (READ_ONCE(is->task) == task) {
-		start = READ_ONCE(is->start);
 		tag = READ_ONCE(is->tag);
-		if (READ_ONCE(is->task) == task && start == p->start_time)
+		if (READ_ONCE(is->gen) == gen && READ_ONCE(is->task) == task)
 			return tag;
 	}
 	if (p->flags & PF_KTHREAD)
 		return 0;
 	tag = iowprobe_bpf_proc_tag(p->tgid, p->group_leader->start_time);
 	WRITE_ONCE(is->task, 0);
-	WRITE_ONCE(is->start, p->start_time);
+	WRITE_ONCE(is->gen, gen);
 	WRITE_ONCE(is->tag, tag);
 	WRITE_ONCE(is->task, task);
 	return tag;
@@ -432,14 +426,15 @@ static __always_inline __u64 rq_owner(struct iowprobe_bpf_issuer *is,
 /* owners_exited() - @p is freed; if it led its group, that ended at @now */
 static __always_inline void owners_exited(struct task_struct *p, __u64 now)
 {
+	__u64 tag = iowprobe_bpf_proc_tag(p->tgid, p->start_time);
 	struct iowprobe_bpf_owner *o;
 
 	if (p->pid != p->tgid)
 		return;
-	o = row_find(&procs, p->tgid, p->start_time);
+	o = row_find(&procs, tag);
 	if (o)
 		__sync_val_compare_and_swap(&o->t_exit, 0, now ? now : 1);
-	blk_exited(iowprobe_bpf_proc_tag(p->tgid, p->start_time));
+	blk_exited(tag);
 }
 
 #endif /* IOWPROBE_OWNERS_BPF_H */

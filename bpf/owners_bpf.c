@@ -35,7 +35,7 @@
  * @gone: end it after this read
  */
 struct row {
-	struct iowprobe_bpf_owner_key key;
+	__u64 key;
 	struct iowprobe_bpf_owner o;
 	uint64_t wait_ns, wait_blk_ns, wa_ns;
 	bool gone;
@@ -56,21 +56,15 @@ static uint64_t mono_now(void)
 
 static int key_cmp(const void *a, const void *b)
 {
-	const struct iowprobe_bpf_owner_key *x = a, *y = b;
+	const __u64 *x = a, *y = b;
 
-	if (x->id != y->id)
-		return x->id < y->id ? -1 : 1;
-	if (x->start != y->start)
-		return x->start < y->start ? -1 : 1;
-	return 0;
+	return *x < *y ? -1 : *x > *y;
 }
 
-/* rows_find() - the row of @id and @start in @t, sorted by key */
-static struct row *rows_find(struct rows *t, uint64_t id, uint64_t start)
+/* rows_find() - the row of @key in @t, sorted by key */
+static struct row *rows_find(struct rows *t, __u64 key)
 {
-	struct iowprobe_bpf_owner_key k = { id, start };
-
-	return bsearch(&k, t->r, t->n, sizeof(*t->r), key_cmp);
+	return bsearch(&key, t->r, t->n, sizeof(*t->r), key_cmp);
 }
 
 /*
@@ -80,7 +74,7 @@ static struct row *rows_find(struct rows *t, uint64_t id, uint64_t start)
  */
 static int rows_load(int fd, size_t max, struct rows *t)
 {
-	struct iowprobe_bpf_owner_key k, next;
+	__u64 k, next;
 	size_t i, n = 0, cap = 2 * max + 1;
 	void *prev = NULL;
 
@@ -98,7 +92,7 @@ static int rows_load(int fd, size_t max, struct rows *t)
 	/* the key is the struct's first member: key_cmp() sorts rows too */
 	qsort(t->r, n, sizeof(*t->r), key_cmp);
 	for (i = 0; i < n; i++)
-		if (!t->n || key_cmp(&t->r[i].key, &t->r[t->n - 1].key))
+		if (!t->n || t->r[i].key != t->r[t->n - 1].key)
 			t->r[t->n++] = t->r[i];
 	return 0;
 }
@@ -151,11 +145,10 @@ static void add_asleep(const struct bpf_state *st, struct rows *rows,
 	uint64_t blk = blk_so_far(st, t, now);
 	struct row *p = NULL, *c = NULL;
 
-	if (t->proc.id)
-		p = rows_find(&rows[IOWPROBE_PROCS], t->proc.id,
-			      t->proc.start);
+	if (t->proc)
+		p = rows_find(&rows[IOWPROBE_PROCS], t->proc);
 	if (t->cgroup)
-		c = rows_find(&rows[IOWPROBE_CGROUPS], t->cgroup, 0);
+		c = rows_find(&rows[IOWPROBE_CGROUPS], t->cgroup);
 	if (p) {
 		p->wait_ns += wait;
 		p->wait_blk_ns += blk;
@@ -217,8 +210,8 @@ static void row_print(FILE *f, enum iowprobe_owner_kind k,
 	const char *sep = "";
 	int i;
 
-	v[IOWPROBE_OCOL_pid] = r->key.id;
-	v[IOWPROBE_OCOL_cgroup] = k == IOWPROBE_PROCS ? r->o.cgroup : r->key.id;
+	v[IOWPROBE_OCOL_pid] = iowprobe_bpf_tag_tgid(r->key);
+	v[IOWPROBE_OCOL_cgroup] = k == IOWPROBE_PROCS ? r->o.cgroup : r->key;
 	v[IOWPROBE_OCOL_sleeps] = r->o.sleeps;
 	v[IOWPROBE_OCOL_wait_ns] = r->o.wait_ns + r->wait_ns;
 	v[IOWPROBE_OCOL_wait_blk_ns] = r->o.wait_blk_ns + r->wait_blk_ns;
@@ -302,7 +295,7 @@ static void mark_gone(struct rows *rows)
 	if (!fstatfs(root, &sfs) && sfs.f_type == CGROUP2_SUPER_MAGIC)
 		for (i = 0; i < c->n; i++)
 			c->r[i].gone = c->r[i].o.asleep <= 0 &&
-				       cgroup_gone(root, c->r[i].key.id);
+				       cgroup_gone(root, c->r[i].key);
 	close(root);
 }
 
