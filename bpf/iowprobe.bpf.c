@@ -1221,6 +1221,8 @@ static __always_inline struct iowprobe_bpf_rqs *rq_bucket(__u64 id)
 	return &requests[(id * 0x9e3779b97f4a7c15ULL) >> (64 - IOWPROBE_RQ_BITS)];
 }
 
+#define RQ_WHOLE	(~0U)	/* claim_rq()'s @done: the request ends whole */
+
 /*
  * claim_rq() - end request @id (@rq) in bucket @b, whose @done bytes were
  * completed (RQ_WHOLE: all of it, a requeue or a request issued again);
@@ -1233,8 +1235,6 @@ static __always_inline struct iowprobe_bpf_rqs *rq_bucket(__u64 id)
  * they are fewer than it has left.  Only then is that read from @rq, a
  * load the JIT guards: a request is whole at its completion as a rule.
  */
-#define RQ_WHOLE	(~0U)
-
 static __always_inline bool claim_rq(struct iowprobe_bpf_rqs *b, __u64 id,
 				     struct request *rq, __u32 done,
 				     __u64 *info, __u64 *way)

@@ -309,7 +309,7 @@ static __always_inline __u32 iowprobe_bpf_tag_tgid(__u64 tag)
 
 static __always_inline __u32 iowprobe_bpf_blk_set_of(__u64 tag)
 {
-	return (tag >> 32) % IOWPROBE_BPF_BLK_SETS;
+	return iowprobe_bpf_tag_tgid(tag) % IOWPROBE_BPF_BLK_SETS;
 }
 
 /* iowprobe_bpf_way() - a way's place in the table: set and way in one */

@@ -426,11 +426,12 @@ static __always_inline __u64 rq_owner(struct iowprobe_bpf_issuer *is,
 /* owners_exited() - @p is freed; if it led its group, that ended at @now */
 static __always_inline void owners_exited(struct task_struct *p, __u64 now)
 {
-	__u64 tag = iowprobe_bpf_proc_tag(p->tgid, p->start_time);
 	struct iowprobe_bpf_owner *o;
+	__u64 tag;
 
 	if (p->pid != p->tgid)
 		return;
+	tag = iowprobe_bpf_proc_tag(p->tgid, p->start_time);
 	o = row_find(&procs, tag);
 	if (o)
 		__sync_val_compare_and_swap(&o->t_exit, 0, now ? now : 1);
