@@ -171,7 +171,7 @@ struct iowprobe_bpf_cpu {
  * IOWPROBE_BPF_LAYOUT with any change to the shape of a pinned map or of
  * the program's global data.
  */
-#define IOWPROBE_BPF_LAYOUT	7
+#define IOWPROBE_BPF_LAYOUT	8
 
 struct iowprobe_bpf_meta {
 	__u64 layout;
@@ -277,25 +277,23 @@ struct iowprobe_bpf_task {
  * leader's start_time (a reused tgid is another process).  The way is
  * claimed at its first request or sleep and given back once its leader
  * is freed with nothing in flight.
+ *
+ * Its columns are arrays of their own in the global data, indexed by way
+ * number (iowprobe_bpf_way(): set s is ways 4s to 4s + 3), so that a
+ * request's end reaches its clock from the number alone, without
+ * splitting it into set and way, and each column has an address of its
+ * own (a BPF load's offset has 16 bits: a field more than 32 KiB into a
+ * struct costs an add at every use):
+ * inflight_tag:    each way's process, iowprobe_bpf_proc_tag(); 0 if free
+ * inflight_exited: 1 once its group leader is freed: the last request to
+ *                  end gives the way back
+ * inflight_dev:    the disk of its latest request (kernel dev_t)
+ * inflight_blk:    count clock of its requests in flight
  */
 #define IOWPROBE_BPF_BLK_WAYS	4
 #define IOWPROBE_BPF_BLK_SETS	1024
+#define IOWPROBE_BPF_BLK_ALL	(IOWPROBE_BPF_BLK_SETS * IOWPROBE_BPF_BLK_WAYS)
 #define IOWPROBE_BPF_NO_WAY	(~0ULL)
-
-/*
- * struct iowprobe_bpf_blk_set - a set of the in-flight table
- * @tag:      each way's process, iowprobe_bpf_proc_tag(); 0 when free
- * @exited:   1 once its group leader is freed: the last request to end
- *            gives the way back
- * @dev_last: the disk of its latest request (kernel dev_t)
- * @blk:      count clock of its requests in flight
- */
-struct iowprobe_bpf_blk_set {
-	__u64 tag[IOWPROBE_BPF_BLK_WAYS];
-	__u64 exited[IOWPROBE_BPF_BLK_WAYS];
-	__u64 dev_last[IOWPROBE_BPF_BLK_WAYS];
-	struct iowprobe_cc blk[IOWPROBE_BPF_BLK_WAYS];
-};
 
 static __always_inline __u64 iowprobe_bpf_proc_tag(__u32 tgid, __u64 start)
 {

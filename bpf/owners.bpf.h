@@ -37,12 +37,15 @@ struct {
 } cgroups SEC(".maps");
 
 /*
- * The in-flight table (iowprobe_bpf.h), in the global data: a set is an
+ * The in-flight table (iowprobe_bpf.h), in the global data: a way is an
  * index, where an array map's lookup adds a bound check and a null check
- * at each end of every request.  iowstat reads it in the global data's
- * mapping.
+ * at each end of every request.  iowstat reads its clocks in the global
+ * data's mapping.
  */
-struct iowprobe_bpf_blk_set inflight[IOWPROBE_BPF_BLK_SETS]
+__u64 inflight_tag[IOWPROBE_BPF_BLK_ALL] __attribute__((aligned(64)));
+__u64 inflight_exited[IOWPROBE_BPF_BLK_ALL] __attribute__((aligned(64)));
+__u64 inflight_dev[IOWPROBE_BPF_BLK_ALL] __attribute__((aligned(64)));
+struct iowprobe_cc inflight_blk[IOWPROBE_BPF_BLK_ALL]
 	__attribute__((aligned(64)));
 
 /* a new row's first value: never written */
@@ -92,69 +95,67 @@ static __always_inline struct iowprobe_bpf_owner *row_get(void *map,
 	return bpf_map_lookup_elem(map, &k);
 }
 
-/* blk_set() - the set of the in-flight table that holds way @way */
-static __always_inline struct iowprobe_bpf_blk_set *blk_set(__u64 way)
+/* blk_idx() - way @way as an index the verifier knows to be in the table */
+static __always_inline __u32 blk_idx(__u64 way)
 {
-	return &inflight[(way / IOWPROBE_BPF_BLK_WAYS) &
-			 (IOWPROBE_BPF_BLK_SETS - 1)];
+	return way & (IOWPROBE_BPF_BLK_ALL - 1);
 }
 
-/* blk_home() - the set where the process @tag lives, its index in @set */
-static __always_inline struct iowprobe_bpf_blk_set *blk_home(__u64 tag,
-							     __u32 *set)
+/* blk_home() - the first way of the set where the process @tag lives */
+static __always_inline __u64 blk_home(__u64 tag)
 {
-	*set = iowprobe_bpf_blk_set_of(tag) & (IOWPROBE_BPF_BLK_SETS - 1);
-	return &inflight[*set];
+	return iowprobe_bpf_way(iowprobe_bpf_blk_set_of(tag), 0);
 }
 
 /*
- * blk_claim() - the way of the process @tag in its set @s (number @set),
- * claimed if it has none; IOWPROBE_BPF_NO_WAY when the set is full.
- * Whoever claims for a tag tries the free ways in one order, so two
- * threads racing to claim for one process end in the same way (unless a
- * way ahead is given back between their looks: then each request still
- * ends on the way its slot kept, and the exit gives back both).
+ * blk_claim() - the way of the process @tag, claimed in its set if it has
+ * none; IOWPROBE_BPF_NO_WAY when the set is full.  Whoever claims for a
+ * tag tries the free ways in one order, so two threads racing to claim
+ * for one process end in the same way (unless a way ahead is given back
+ * between their looks: then each request still ends on the way its slot
+ * kept, and the exit gives back both).
  */
-static __always_inline __u64 blk_claim(struct iowprobe_bpf_blk_set *s,
-				       __u32 set, __u64 tag)
+static __always_inline __u64 blk_claim(__u64 tag)
 {
-	__u64 old;
+	__u64 home = blk_home(tag), old;
 	int i;
 
 #pragma unroll
 	for (i = 0; i < IOWPROBE_BPF_BLK_WAYS; i++)
-		if (READ_ONCE(s->tag[i]) == tag)
-			return iowprobe_bpf_way(set, i);
+		if (READ_ONCE(inflight_tag[blk_idx(home + i)]) == tag)
+			return home + i;
 #pragma unroll
 	for (i = 0; i < IOWPROBE_BPF_BLK_WAYS; i++) {
-		old = READ_ONCE(s->tag[i]);
+		__u64 *slot = &inflight_tag[blk_idx(home + i)];
+
+		old = READ_ONCE(*slot);
 		if (!old)
-			old = __sync_val_compare_and_swap(&s->tag[i], 0, tag);
+			old = __sync_val_compare_and_swap(slot, 0, tag);
 		if (!old || old == tag)
-			return iowprobe_bpf_way(set, i);
+			return home + i;
 	}
 	stat_inc(&stats.blk_full);
 	return IOWPROBE_BPF_NO_WAY;
 }
 
 /*
- * blk_put() - give back way @i of @s, whose process @tag has exited, once
+ * blk_put() - give back way @way, whose process @tag has exited, once
  * nothing of it is in flight.  Its exit sets @exited before it looks at
  * the count, a request's end changes the count before it looks at
  * @exited (both atomic, so ordered): one of the two sees the other's
  * change, and the one that clears @exited gives the way back.
  */
-static __always_inline void blk_put(struct iowprobe_bpf_blk_set *s, int i,
-				    __u64 tag)
+static __always_inline void blk_put(__u64 way, __u64 tag)
 {
-	i &= IOWPROBE_BPF_BLK_WAYS - 1;
-	if (iowprobe_cc_count(READ_ONCE(s->blk[i].w)) ||
-	    READ_ONCE(s->blk[i].owed))
+	__u32 i = blk_idx(way);
+
+	if (iowprobe_cc_count(READ_ONCE(inflight_blk[i].w)) ||
+	    READ_ONCE(inflight_blk[i].owed))
 		return;
-	if (!cas(&s->exited[i], 1, 0))
+	if (!cas(&inflight_exited[i], 1, 0))
 		return;
-	WRITE_ONCE(s->dev_last[i], 0);
-	__sync_val_compare_and_swap(&s->tag[i], tag, 0);
+	WRITE_ONCE(inflight_dev[i], 0);
+	__sync_val_compare_and_swap(&inflight_tag[i], tag, 0);
 }
 
 /*
@@ -163,19 +164,14 @@ static __always_inline void blk_put(struct iowprobe_bpf_blk_set *s, int i,
  */
 static __always_inline __u64 blk_issue(__u64 tag, __u64 dev, __u64 now)
 {
-	struct iowprobe_bpf_blk_set *s;
-	__u64 way;
-	__u32 set;
-	int i;
+	__u64 way = blk_claim(tag);
+	__u32 i = blk_idx(way);
 
-	s = blk_home(tag, &set);
-	way = blk_claim(s, set, tag);
 	if (way == IOWPROBE_BPF_NO_WAY)
 		return way;
-	i = way % IOWPROBE_BPF_BLK_WAYS;
 	if (dev)
-		WRITE_ONCE(s->dev_last[i], dev);
-	cc_inc(&s->blk[i], now);
+		WRITE_ONCE(inflight_dev[i], dev);
+	cc_inc(&inflight_blk[i], now);
 	return way;
 }
 
@@ -186,30 +182,26 @@ static __always_inline __u64 blk_issue(__u64 tag, __u64 dev, __u64 now)
  */
 static __always_inline void blk_end(__u64 way, __u64 now)
 {
-	struct iowprobe_bpf_blk_set *s;
-	int i = way % IOWPROBE_BPF_BLK_WAYS;
+	__u32 i = blk_idx(way);
 
 	if (way == IOWPROBE_BPF_NO_WAY)
 		return;
-	s = blk_set(way);
-	cc_dec(&s->blk[i], now);
-	if (READ_ONCE(s->exited[i]))
-		blk_put(s, i, READ_ONCE(s->tag[i]));
+	cc_dec(&inflight_blk[i], now);
+	if (READ_ONCE(inflight_exited[i]))
+		blk_put(way, READ_ONCE(inflight_tag[i]));
 }
 
 /* blk_exited() - the group leader of @tag is freed: its ways go back */
 static __always_inline void blk_exited(__u64 tag)
 {
-	struct iowprobe_bpf_blk_set *s;
-	__u32 set;
+	__u64 home = blk_home(tag);
 	int i;
 
-	s = blk_home(tag, &set);
 #pragma unroll
 	for (i = 0; i < IOWPROBE_BPF_BLK_WAYS; i++)
-		if (READ_ONCE(s->tag[i]) == tag &&
-		    cas(&s->exited[i], 0, 1))
-			blk_put(s, i, tag);
+		if (READ_ONCE(inflight_tag[blk_idx(home + i)]) == tag &&
+		    cas(&inflight_exited[blk_idx(home + i)], 0, 1))
+			blk_put(home + i, tag);
 }
 
 /*
@@ -218,17 +210,12 @@ static __always_inline void blk_exited(__u64 tag)
  */
 static __always_inline __u64 blk_note(__u64 tag, __u64 now, __u64 *snap)
 {
-	struct iowprobe_bpf_blk_set *s;
-	__u64 way;
-	__u32 set;
-	int i;
+	__u64 way = blk_claim(tag);
 
 	*snap = 0;
-	s = blk_home(tag, &set);
-	way = blk_claim(s, set, tag);
-	i = way % IOWPROBE_BPF_BLK_WAYS;
 	if (way != IOWPROBE_BPF_NO_WAY)
-		*snap = iowprobe_cc_value(READ_ONCE(s->blk[i].w), now);
+		*snap = iowprobe_cc_value(READ_ONCE(inflight_blk[blk_idx(way)].w),
+					  now);
 	return way;
 }
 
@@ -238,14 +225,12 @@ static __always_inline __u64 blk_note(__u64 tag, __u64 now, __u64 *snap)
  */
 static __always_inline __u64 blk_read(__u64 way, __u64 now, __u64 *dev)
 {
-	struct iowprobe_bpf_blk_set *s;
-	int i = way % IOWPROBE_BPF_BLK_WAYS;
+	__u32 i = blk_idx(way);
 
 	if (way == IOWPROBE_BPF_NO_WAY)
 		return 0;
-	s = blk_set(way);
-	*dev = READ_ONCE(s->dev_last[i]);
-	return iowprobe_cc_value(READ_ONCE(s->blk[i].w), now);
+	*dev = READ_ONCE(inflight_dev[i]);
+	return iowprobe_cc_value(READ_ONCE(inflight_blk[i].w), now);
 }
 
 /* a name, copied as two words: a char array of a task allows word loads */

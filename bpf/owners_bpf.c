@@ -126,13 +126,11 @@ static uint64_t share_so_far(const struct bpf_state *st,
 static uint64_t blk_so_far(const struct bpf_state *st,
 			   const struct iowprobe_bpf_task *t, uint64_t now)
 {
-	__u64 set = t->blk_way / IOWPROBE_BPF_BLK_WAYS;
-	__u32 way = t->blk_way % IOWPROBE_BPF_BLK_WAYS;
 	__u64 w;
 
-	if (set >= IOWPROBE_BPF_BLK_SETS)
+	if (t->blk_way >= IOWPROBE_BPF_BLK_ALL)
 		return 0;	/* IOWPROBE_BPF_NO_WAY too */
-	w = load_u64(&st->bss->inflight[set].blk[way].w);
+	w = load_u64(&st->bss->inflight_blk[t->blk_way].w);
 	return iowprobe_cc_since(iowprobe_cc_value(w, now), t->blk_snap);
 }
 
