@@ -211,11 +211,11 @@ static __always_inline void blk_exited(__u64 tag)
 static __always_inline __u64 blk_note(__u64 tag, __u64 now, __u64 *snap)
 {
 	__u64 way = blk_claim(tag);
+	__u32 i = blk_idx(way);
 
 	*snap = 0;
 	if (way != IOWPROBE_BPF_NO_WAY)
-		*snap = iowprobe_cc_value(READ_ONCE(inflight_blk[blk_idx(way)].w),
-					  now);
+		*snap = iowprobe_cc_value(READ_ONCE(inflight_blk[i].w), now);
 	return way;
 }
 
