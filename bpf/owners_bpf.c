@@ -15,20 +15,18 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/vfs.h>
 #include <time.h>
 #include <unistd.h>
 
 #include <bpf/bpf.h>
 
 #include "backend_bpf.h"
+#include "cgroupfs.h"
 #include "owners.h"
 #include "sample.h"
 #include "util.h"
 
-#define CGROUP2_SUPER_MAGIC	0x63677270	/* include/uapi/linux/magic.h */
 #define FILEID_KERNFS		0xfe		/* include/linux/exportfs.h */
-#define CGROUP_ROOT		"/sys/fs/cgroup"
 
 /*
  * struct row - one row as read, and what its sleepers still asleep add
@@ -281,19 +279,17 @@ static bool cgroup_gone(int root, uint64_t id)
 static void mark_gone(struct rows *rows)
 {
 	struct rows *p = &rows[IOWPROBE_PROCS], *c = &rows[IOWPROBE_CGROUPS];
-	struct statfs sfs;
 	int root;
 	size_t i;
 
 	for (i = 0; i < p->n; i++)
 		p->r[i].gone = p->r[i].o.t_exit && p->r[i].o.asleep <= 0;
-	root = open(CGROUP_ROOT, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	root = cgroupfs_open_v2();
 	if (root < 0)
 		return;
-	if (!fstatfs(root, &sfs) && sfs.f_type == CGROUP2_SUPER_MAGIC)
-		for (i = 0; i < c->n; i++)
-			c->r[i].gone = c->r[i].o.asleep <= 0 &&
-				       cgroup_gone(root, c->r[i].key);
+	for (i = 0; i < c->n; i++)
+		c->r[i].gone = c->r[i].o.asleep <= 0 &&
+			       cgroup_gone(root, c->r[i].key);
 	close(root);
 }
 

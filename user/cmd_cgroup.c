@@ -21,16 +21,13 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/statfs.h>
-#include <linux/magic.h>
 #include <unistd.h>
 
+#include "cgroupfs.h"
 #include "cmd_cgroup.h"
 #include "iowprobe_abi.h"
 #include "owners.h"
 #include "util.h"
-
-#define CGROUP_ROOT	"/sys/fs/cgroup"
 
 /* own_cgroup - iowstat's cgroup v2 path ("/..."), from /proc/self/cgroup */
 static int own_cgroup(char *path, size_t n)
@@ -63,9 +60,9 @@ static int own_cgroup(char *path, size_t n)
 int cmd_cgroup_make(struct cmd_cgroup *cg, struct iowstat_backend *be,
 		    char *why, size_t n)
 {
+	const char *root = cgroupfs_root();
 	char own[PATH_MAX], *slash;
 	int err, n_home, n_dir;
-	struct statfs sfs;
 	struct stat st;
 
 	cg->procs_fd = -1;
@@ -75,8 +72,8 @@ int cmd_cgroup_make(struct cmd_cgroup *cg, struct iowstat_backend *be,
 			 "or later has)");
 		return -ENODATA;
 	}
-	if (statfs(CGROUP_ROOT, &sfs) || sfs.f_type != CGROUP2_SUPER_MAGIC) {
-		snprintf(why, n, "no cgroup v2 mounted on %s", CGROUP_ROOT);
+	if (!root) {
+		snprintf(why, n, "%s", cgroupfs_missing());
 		return -ENODEV;
 	}
 	err = own_cgroup(own, sizeof(own));
@@ -84,12 +81,12 @@ int cmd_cgroup_make(struct cmd_cgroup *cg, struct iowstat_backend *be,
 		snprintf(why, n, "iowstat's own cgroup v2 is unknown");
 		return err;
 	}
-	n_home = snprintf(cg->home, sizeof(cg->home), "%s%s", CGROUP_ROOT,
+	n_home = snprintf(cg->home, sizeof(cg->home), "%s%s", root,
 			  strcmp(own, "/") ? own : "");
 	slash = strrchr(own, '/');
 	*slash = '\0';		/* its parent; "" for the root */
 	n_dir = snprintf(cg->dir, sizeof(cg->dir), "%s%s/iowstat-%d",
-			 CGROUP_ROOT, own, (int)getpid());
+			 root, own, (int)getpid());
 	if ((size_t)n_home >= sizeof(cg->home) ||
 	    (size_t)n_dir + sizeof("/cgroup.procs") > sizeof(cg->dir)) {
 		snprintf(why, n, "iowstat's cgroup path is too long");

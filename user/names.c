@@ -3,7 +3,7 @@
  * names.c - cgroup paths and disk names for --top, learnt from the
  * system while live (names_learn), from the recording on replay
  * (names_parse); the views only look them up, so a replay prints what
- * the live run printed.  IOWSTAT_CGROUPFS replaces /sys/fs/cgroup (tests).
+ * the live run printed.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -14,13 +14,12 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/vfs.h>
 #include <unistd.h>
 
+#include "cgroupfs.h"
 #include "names.h"
 #include "util.h"
 
-#define CGROUP2_MAGIC	0x63677270	/* include/uapi/linux/magic.h */
 #define WALK_DEPTH	64
 
 enum name_kind { NAME_CGROUP = 1, NAME_DEV };
@@ -116,21 +115,6 @@ static void set(enum name_kind kind, uint64_t id, const char *name,
 			copy[i] = '?';
 }
 
-static const char *cgroup_root(char *buf, size_t n)
-{
-	const char *env = getenv("IOWSTAT_CGROUPFS");
-	struct statfs sfs;
-
-	if (env && *env)
-		return env;
-	/* systemd's hybrid layout mounts cgroup v2 below, at unified/ */
-	if (statfs(CGROUP_ROOT, &sfs) == 0 && sfs.f_type != CGROUP2_MAGIC) {
-		snprintf(buf, n, "%s/unified", CGROUP_ROOT);
-		return buf;
-	}
-	return CGROUP_ROOT;
-}
-
 /* walk - every directory below @fd, by inode number, @rel its path */
 static void walk(int fd, char *rel, size_t len, unsigned int depth)
 {
@@ -169,11 +153,13 @@ static void walk(int fd, char *rel, size_t len, unsigned int depth)
 
 static void walk_cgroups(void)
 {
-	char root_buf[PATH_MAX], rel[PATH_MAX];
-	const char *root = cgroup_root(root_buf, sizeof(root_buf));
+	const char *root = cgroupfs_root();
+	char rel[PATH_MAX];
 	struct stat st;
 	int fd;
 
+	if (!root)
+		return;
 	fd = open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (fd < 0)
 		return;
@@ -227,7 +213,7 @@ static void learn_dev(const struct owner_row *r)
 
 /**
  * names_learn() - live: find the name of every cgroup and disk in @s's
- * owner files not known yet; /sys/fs/cgroup is walked at most once.
+ * owner files not known yet; cgroup v2 is walked at most once.
  */
 void names_learn(const struct iowstat_snapshot *s)
 {

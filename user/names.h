@@ -11,13 +11,12 @@
 
 /*
  * The names --top prints for the module's numbers: a cgroup id is the
- * inode of its directory under /sys/fs/cgroup, a disk's major:minor has
+ * inode of its directory in cgroup v2 (cgroupfs.h), a disk's major:minor has
  * its DEVNAME in /sys/dev/block/M:m/uevent.  A recording keeps them as
  * one more file, so that --replay prints the names the recording machine
  * had, on any machine.
  */
 #define NAMES_PATH	"iowstat:names"
-#define CGROUP_ROOT	"/sys/fs/cgroup"
 
 void names_learn(const struct iowstat_snapshot *s);
 const char *names_cgroup(uint64_t id);

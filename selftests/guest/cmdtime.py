@@ -226,6 +226,31 @@ def no_cgroup2(k):
              [p.stderr])
 
 
+def hybrid_cgroup2(k, dev):
+    """systemd's hybrid layout (cgroup v2 on /sys/fs/cgroup/unified, below
+    a tmpfs of v1 controllers): the tree's iowait is still measured"""
+    reads = 100
+    p = subprocess.run(
+        ["unshare", "-m", "sh", "-c",
+         f"mount -t tmpfs none {CGROOT} && mkdir {CGROOT}/unified && "
+         f"mount -t cgroup2 none {CGROOT}/unified && "
+         f"exec {IOWSTAT} -o json -- taskset -c 1 dd if={dev} "
+         f"of=/dev/null bs=4k iflag=direct count={reads}"],
+        text=True, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+        check=False)
+    t = {}
+    if p.returncode == 0:
+        t = json.loads(p.stdout)["sysstat"]["hosts"][0]["command"]["tree"]
+    k.result(t.get("complete") and "iowait-ns" in t and
+             "missing" not in p.stderr,
+             "hybrid cgroups: nothing missing", [p.stderr, str(t)])
+    k.result(t.get("iowait-ns", 0) >= reads * iow.SERVICE_NS,
+             f"hybrid cgroups: iowait: at least its {reads} reads of 2 ms",
+             [f"iowait {t.get('iowait-ns')}"])
+    left = [d for d in os.listdir(CGROOT) if d.startswith("iowstat-")]
+    k.result(not left, "hybrid cgroups: CMD's cgroup removed", left)
+
+
 def main():
     if os.geteuid() != 0 or "IOWPROBE_KO" not in os.environ:
         iow.skip_all("needs root in the test box (IOWPROBE_KO)")
@@ -243,7 +268,8 @@ def main():
     for test in (lambda k: reader_run(k, dev, delayacct is not None),
                  lambda k: dd_run(k, dev, delayacct is not None),
                  lambda k: orphan_run(k, dev, delayacct is not None),
-                 lambda k: text_summary(k, dev), no_cgroup2):
+                 lambda k: text_summary(k, dev), no_cgroup2,
+                 lambda k: hybrid_cgroup2(k, dev)):
         try:
             test(k)
         except Exception as e:  # a broken step fails, the rest still runs

@@ -11,9 +11,12 @@
 # which has no O_DIRECT) and checks the JSON summary: every CPU's busy +
 # idle covers the wall time of the run (iowstat's two readings bracket the
 # command) and exceeds it by at most 0.5% and the readings' own time (1 ms
-# allowed: about 0.8 ms here, 1.5 ms under load), and the run booked iowait;
-# then `iowstat --bpf --top -o json 1 2` during another such dd has a row
-# for dd that waited.
+# allowed: about 0.8 ms here, 1.5 ms under load), the run booked iowait,
+# and the command's tree has its iowait part, measured in the cgroup v2
+# iowstat made for it wherever systemd mounts cgroup v2 (/sys/fs/cgroup, or
+# /sys/fs/cgroup/unified in its hybrid layout, as on the machine this was
+# written on); then `iowstat --bpf --top -o json 1 2` during another such
+# dd has a row for dd that waited.
 # Prints KTAP and a Totals line.  Exit: 0 pass, 1 fail, 4 skip (not root,
 # iowstat built without BPF, BPF not permitted here: the reason is printed).
 
@@ -21,7 +24,7 @@ SELF_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 # shellcheck source-path=SCRIPTDIR/../lib source=lib.sh
 . "$SELF_DIR/../lib/lib.sh"
 IOWSTAT=${1:-$LIB_REPO/user/iowstat}
-PLAN=4
+PLAN=5
 FILE_MB=16
 WORK=
 
@@ -90,7 +93,7 @@ run_iowstat() {
 }
 
 # check(what) - one check on the JSON summary (python, printing diags);
-# what: wall (busy + idle = wall per CPU) or iowait; exit 0, 1, or 4
+# what: wall (busy + idle = wall per CPU), iowait or tree; exit 0, 1, or 4
 check() {
 	python3 - "$1" "$WORK/out" <<'EOF'
 import json, sys
@@ -115,6 +118,12 @@ idle = sum(r["idle_ns"] for r in rows)
 iowait = sum(r["iowait_ns"] for r in rows)
 print(f"# all cpus: idle {idle / 1e6:.1f} ms, iowait {iowait / 1e6:.1f} ms "
       f"of {len(rows)} x {wall / 1e6:.1f} ms")
+if what == "tree":
+    # dd's iowait is the tree's; its share of the CPUs' cannot exceed them
+    t = cmd.get("tree", {})
+    print(f"# tree: {t}")
+    ok = t.get("iowait-ns", 0) > 0 and 0 < t.get("wa-ns", 0) <= iowait
+    sys.exit(0 if ok else 4 if iowait == 0 and idle < 0.01 * wall else 1)
 if iowait > 0:
     sys.exit(0)
 # a machine saturated by other work never idles: no iowait to book
@@ -149,6 +158,26 @@ sys.exit(0 if any(r["wait"] > 0 for r in rows) else 1)
 EOF
 }
 
+# tree_check() - the tree's iowait part, where cgroup v2 is mounted
+tree_check() {
+	local what="the tree's iowait, in its cgroup v2" fs rc=0
+
+	for fs in /sys/fs/cgroup /sys/fs/cgroup/unified; do
+		[ "$(stat -f -c %T "$fs" 2>/dev/null)" = cgroup2fs ] && break
+		fs=
+	done
+	if [ -z "$fs" ]; then
+		ktap_skip "$what" "no cgroup v2 on /sys/fs/cgroup or its unified/"
+		return
+	fi
+	check tree || rc=$?
+	case $rc in
+	0) ktap_ok "$what (on $fs): booked, its wa within the CPUs' iowait" ;;
+	4) ktap_skip "$what" "no CPU was ever idle (machine saturated)" ;;
+	*) ktap_fail "$what (on $fs): booked, its wa within the CPUs' iowait" ;;
+	esac
+}
+
 main() {
 	local rc
 
@@ -164,6 +193,7 @@ main() {
 		ktap_fail "iowstat --bpf -o json -- dd iflag=direct: exit 0, JSON"
 		ktap_skip "busy + idle = wall" "no run"
 		ktap_skip "iowait booked" "no run"
+		ktap_skip "the tree's iowait" "no run"
 		ktap_skip "--top: a row for dd" "no run"
 		ktap_finished
 	fi
@@ -179,6 +209,7 @@ main() {
 	4) ktap_skip "the run booked iowait" "no CPU was ever idle (machine saturated)" ;;
 	*) ktap_fail "the run booked iowait" ;;
 	esac
+	tree_check
 	if check_top; then
 		ktap_ok "iowstat --bpf --top during a dd: a row for dd that waited"
 	else
