@@ -7,7 +7,6 @@
 #include <stdbool.h>
 #include <stdlib.h>
 #include <sys/vfs.h>
-#include <unistd.h>
 
 #include "cgroupfs.h"
 
@@ -46,22 +45,8 @@ const char *cgroupfs_root(void)
 int cgroupfs_open_v2(void)
 {
 	const char *root = cgroupfs_root();
-	struct statfs sfs;
-	int fd;
 
-	if (!root)
+	if (!root || !is_cgroup2(root))
 		return -1;
-	fd = open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (fd < 0)
-		return -1;
-	if (!fstatfs(fd, &sfs) && sfs.f_type == CGROUP2_SUPER_MAGIC)
-		return fd;
-	close(fd);
-	return -1;
-}
-
-/* cgroupfs_missing() - why cgroupfs_root() found none, in a few words */
-const char *cgroupfs_missing(void)
-{
-	return "no cgroup v2 mounted on " CGROUPFS_ROOT " or " CGROUPFS_HYBRID;
+	return open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 }

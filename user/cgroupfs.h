@@ -11,9 +11,11 @@
  */
 #define CGROUPFS_ROOT		"/sys/fs/cgroup"
 #define CGROUPFS_HYBRID		CGROUPFS_ROOT "/unified"
+/* why cgroupfs_root() found none */
+#define CGROUPFS_MISSING \
+	"no cgroup v2 mounted on " CGROUPFS_ROOT " or " CGROUPFS_HYBRID
 
 const char *cgroupfs_root(void);
 int cgroupfs_open_v2(void);
-const char *cgroupfs_missing(void);
 
 #endif /* IOWSTAT_CGROUPFS_H */

@@ -73,7 +73,7 @@ int cmd_cgroup_make(struct cmd_cgroup *cg, struct iowstat_backend *be,
 		return -ENODATA;
 	}
 	if (!root) {
-		snprintf(why, n, "%s", cgroupfs_missing());
+		snprintf(why, n, CGROUPFS_MISSING);
 		return -ENODEV;
 	}
 	err = own_cgroup(own, sizeof(own));

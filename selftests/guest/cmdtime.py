@@ -176,6 +176,11 @@ def dd_run(k, dev, delayacct):
     same_as_rusage(k, c, "dd")
 
 
+def cmd_cgroups_left():
+    """the cgroups iowstat -- CMD made and did not remove"""
+    return [d for d in os.listdir(CGROOT) if d.startswith("iowstat-")]
+
+
 def orphan_run(k, dev, delayacct):
     """an orphan of the tree that ends before CMD is counted (iowstat
     reaps it); one still running at the end is not, and is said"""
@@ -196,8 +201,7 @@ def orphan_run(k, dev, delayacct):
     k.result(t["still-running"] == 1 and not t["complete"],
              "left running: said, not counted",
              [err.strip(), f"still-running {t['still-running']}"])
-    gone = not [d for d in os.listdir(CGROOT) if d.startswith("iowstat-")]
-    k.result(gone, "CMD's cgroups are all removed")
+    k.result(not cmd_cgroups_left(), "CMD's cgroups are all removed")
 
 
 def text_summary(k, dev):
@@ -247,7 +251,7 @@ def hybrid_cgroup2(k, dev):
     k.result(t.get("iowait-ns", 0) >= reads * iow.SERVICE_NS,
              f"hybrid cgroups: iowait: at least its {reads} reads of 2 ms",
              [f"iowait {t.get('iowait-ns')}"])
-    left = [d for d in os.listdir(CGROOT) if d.startswith("iowstat-")]
+    left = cmd_cgroups_left()
     k.result(not left, "hybrid cgroups: CMD's cgroup removed", left)
 
 
