@@ -103,13 +103,16 @@ iowprobe_gclock_set(struct iowprobe_gclock *g, __u64 now, int running)
 static __always_inline void
 iowprobe_acct_close(struct iowprobe_acct *a, __u64 now, __u64 g)
 {
-	__u64 d = iowprobe_since(now, a->t);
-	__u64 gd = iowprobe_since(g, a->g_snap);
+	/* each boundary moves on, never back: one compare each, not two */
+	__u64 t = now > a->t ? now : a->t;
+	__u64 g_snap = g > a->g_snap ? g : a->g_snap;
+	__u64 d = t - a->t, gd = g_snap - a->g_snap;
 
-	if (!a->online) {
-		d = 0;
-		gd = 0;
-	}
+	a->t = t;
+	a->g_snap = g_snap;
+	/* an offline CPU books nothing: a branch, as CPUs are rarely so */
+	if (!a->online)
+		return;
 	if (a->idle) {
 		a->idle_ns += d;
 		if (a->mirror > 0) {
@@ -126,10 +129,6 @@ iowprobe_acct_close(struct iowprobe_acct *a, __u64 now, __u64 g)
 	} else {
 		a->busy_ns += d;
 	}
-	if (now > a->t)
-		a->t = now;
-	if (g > a->g_snap)
-		a->g_snap = g;
 }
 
 static __always_inline void

@@ -220,7 +220,7 @@ static void reconcile(struct iowprobe_cpu *c, bool was_idle, u64 *now)
  * Out of line, so that the common switch saves no registers, and apart
  * from switch_locked(), so that this one saves only two.
  */
-static noinline void switch_idle(struct iowprobe_cpu *c, bool idle)
+static noinline notrace void switch_idle(struct iowprobe_cpu *c, bool idle)
 {
 	u64 now;
 
@@ -238,9 +238,10 @@ static noinline void switch_idle(struct iowprobe_cpu *c, bool idle)
  * @prev may sleep in iowait, or sleepers are parked (the CPU may idle or
  * stop idling too).  Out of line, as switch_idle().
  */
-static noinline void switch_locked(struct iowprobe_cpu *c, bool preempt,
-				   struct task_struct *prev,
-				   struct task_struct *next)
+static noinline notrace void switch_locked(struct iowprobe_cpu *c,
+					   bool preempt,
+					   struct task_struct *prev,
+					   struct task_struct *next)
 {
 	bool was_idle = is_idle_task(prev), idle = is_idle_task(next);
 	enum iowprobe_switch_verdict v;
@@ -272,10 +273,10 @@ static noinline void switch_locked(struct iowprobe_cpu *c, bool preempt,
  * iowprobe_probe_sched_switch() - here and not in probes.c, as the block
  * probes are blk.c's: one call less on every switch of the machine
  */
-void iowprobe_probe_sched_switch(void *data, bool preempt,
-				 struct task_struct *prev,
-				 struct task_struct *next,
-				 unsigned int prev_state)
+notrace void iowprobe_probe_sched_switch(void *data, bool preempt,
+					 struct task_struct *prev,
+					 struct task_struct *next,
+					 unsigned int prev_state)
 {
 	struct iowprobe_cpu *c = this_cpu_ptr(iowprobe_cpus);
 
@@ -283,7 +284,8 @@ void iowprobe_probe_sched_switch(void *data, bool preempt,
 	/* the common case: nobody to follow, nothing parked, no lock */
 	if (!iowprobe_switch_may_count(preempt, prev->in_iowait) &&
 	    list_empty(&c->pending)) {
-		if (is_idle_task(prev) != is_idle_task(next))
+		/* one test of the two tasks' PF_IDLE, not two */
+		if ((prev->flags ^ next->flags) & PF_IDLE)
 			switch_idle(c, is_idle_task(next));
 		return;
 	}

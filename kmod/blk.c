@@ -419,7 +419,7 @@ static __always_inline struct iowprobe_owner *rq_owner(void)
 	return in_task() ? iowprobe_owner_current() : NULL;
 }
 
-void iowprobe_probe_rq_issue(void *data, struct request *rq)
+notrace void iowprobe_probe_rq_issue(void *data, struct request *rq)
 {
 	int cpu = rq_cpu_nr(rq);
 	struct iowprobe_cpu *c = per_cpu_ptr(iowprobe_cpus, cpu);
@@ -455,8 +455,9 @@ static __always_inline void rq_gone(struct request *rq, bool done)
 	raw_spin_unlock_irqrestore(&c->lock, flags);
 }
 
-void iowprobe_probe_rq_complete(void *data, struct request *rq,
-				blk_status_t error, unsigned int nr_bytes)
+notrace void iowprobe_probe_rq_complete(void *data, struct request *rq,
+					blk_status_t error,
+					unsigned int nr_bytes)
 {
 	iowprobe_hit(IOWPROBE_EV_block_rq_complete);
 	if (nr_bytes < blk_rq_bytes(rq))
@@ -464,7 +465,7 @@ void iowprobe_probe_rq_complete(void *data, struct request *rq,
 	rq_gone(rq, true);
 }
 
-void iowprobe_probe_rq_requeue(void *data, struct request *rq)
+notrace void iowprobe_probe_rq_requeue(void *data, struct request *rq)
 {
 	iowprobe_hit(IOWPROBE_EV_block_rq_requeue);
 	rq_gone(rq, false);

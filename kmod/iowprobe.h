@@ -162,6 +162,12 @@ void iowprobe_acct_exit(void);
 int iowprobe_hotplug_init(void);
 void iowprobe_hotplug_exit(void);
 void iowprobe_seed(void);
+/*
+ * The probes and the out-of-line helpers of their common paths are notrace,
+ * as the kernel's own trace event probes are: the function tracer's entry,
+ * a nop while it is off, would be one instruction more of every switch and
+ * every request.
+ */
 /* the switch probe, there and not in probes.c: one call less per switch */
 void iowprobe_probe_sched_switch(void *data, bool preempt,
 				 struct task_struct *prev,

@@ -26,22 +26,24 @@
  */
 #define TP_TYPECHECK(tp, fn)	((void)sizeof(register_trace_##tp(fn, NULL)))
 
-static void probe_sched_wakeup(void *data, struct task_struct *p)
+static notrace void probe_sched_wakeup(void *data, struct task_struct *p)
 {
 	iowprobe_hit(IOWPROBE_EV_sched_wakeup);
 	if (p->in_iowait)	/* still set: restored after the wakeup */
 		iowprobe_on_wakeup(p);
 }
 
-static void probe_sched_migrate_task(void *data, struct task_struct *p,
-				     int dest_cpu)
+static notrace void probe_sched_migrate_task(void *data,
+					     struct task_struct *p,
+					     int dest_cpu)
 {
 	iowprobe_hit(IOWPROBE_EV_sched_migrate_task);
 	if (p->in_iowait)
 		iowprobe_on_migrate(p, dest_cpu);
 }
 
-static void probe_sched_process_free(void *data, struct task_struct *p)
+static notrace void probe_sched_process_free(void *data,
+					     struct task_struct *p)
 {
 	iowprobe_hit(IOWPROBE_EV_sched_process_free);
 	iowprobe_on_free(p);

@@ -28,6 +28,7 @@
 #define __always_inline	inline __attribute__((__always_inline__))
 #endif
 #define __maybe_unused	__attribute__((__unused__))
+#define notrace		/* no function tracer here */
 #define __percpu
 #define likely(x)	__builtin_expect(!!(x), 1)
 #define unlikely(x)	__builtin_expect(!!(x), 0)
