@@ -62,7 +62,6 @@
 #define REQ_OP_READ		0
 #define REQ_OP_WRITE		1
 #define IOWPROBE_CLOCK_TRIES	64
-#define IOWPROBE_TASKS		4096		/* the module's default */
 #define IOWPROBE_RQ_BITS	12		/* 4096 buckets: 32768 slots */
 
 #define READ_ONCE(x)		(*(const volatile typeof(x) *)&(x))
@@ -95,7 +94,7 @@ struct {
 
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);	/* preallocated */
-	__uint(max_entries, IOWPROBE_TASKS);
+	__uint(max_entries, IOWPROBE_TASKS_DEFAULT);
 	__type(key, __u64);			/* struct task_struct * */
 	__type(value, struct iowprobe_bpf_task);
 } tasks SEC(".maps");

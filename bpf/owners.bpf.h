@@ -19,19 +19,17 @@
 #define IOWPROBE_OWNERS_BPF_H
 
 #define PF_KTHREAD		0x00200000	/* include/linux/sched.h */
-#define IOWPROBE_PROCS		4096		/* the module's procs= */
-#define IOWPROBE_CGROUPS	1024		/* the module's cgroups= */
 
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);	/* preallocated */
-	__uint(max_entries, IOWPROBE_PROCS);
+	__uint(max_entries, IOWPROBE_PROCS_DEFAULT);
 	__type(key, __u64);
 	__type(value, struct iowprobe_bpf_owner);
 } procs SEC(".maps");
 
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(max_entries, IOWPROBE_CGROUPS);
+	__uint(max_entries, IOWPROBE_CGROUPS_DEFAULT);
 	__type(key, __u64);
 	__type(value, struct iowprobe_bpf_owner);
 } cgroups SEC(".maps");

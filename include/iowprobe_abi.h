@@ -20,6 +20,15 @@
 #define IOWPROBE_ABI_LINE	"# iowprobe abi 1"
 #define IOWPROBE_DIR		"iowprobe"
 
+/*
+ * The tables' default sizes: the module's tasks=, requests=, procs= and
+ * cgroups= parameters, and the BPF backend's maps, which have no others
+ */
+#define IOWPROBE_TASKS_DEFAULT		4096
+#define IOWPROBE_REQUESTS_DEFAULT	4096
+#define IOWPROBE_PROCS_DEFAULT		4096
+#define IOWPROBE_CGROUPS_DEFAULT	1024
+
 /* log2 latency histogram: slot i holds [2^i, 2^(i+1)) ns, the last one more */
 #define IOWPROBE_LAT_SLOTS	40
 

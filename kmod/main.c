@@ -9,6 +9,7 @@
 #include <linux/module.h>
 #include <linux/moduleparam.h>
 #include <linux/sizes.h>
+#include <linux/stringify.h>
 
 #include "iowprobe.h"
 #include "iowprobe_cc.h"
@@ -18,8 +19,8 @@
 /* the requests in flight are counted in a count clock (busy.h) */
 #define REQUEST_POOL_MAX	((unsigned int)IOWPROBE_CC_MAX)
 
-unsigned int iowprobe_task_pool = 4096;
-unsigned int iowprobe_request_pool = 4096;
+unsigned int iowprobe_task_pool = IOWPROBE_TASKS_DEFAULT;
+unsigned int iowprobe_request_pool = IOWPROBE_REQUESTS_DEFAULT;
 
 /* pool sizes are checked at load: out of range refuses to load */
 static int pool_set_upto(const char *val, const struct kernel_param *kp,
@@ -60,19 +61,23 @@ static const struct kernel_param_ops request_pool_ops = {
 
 module_param_cb(tasks, &pool_ops, &iowprobe_task_pool, 0444);
 MODULE_PARM_DESC(tasks,
-		 "sleeping iowait tasks followed at once (16..1048576, default 4096)");
+		 "sleeping iowait tasks followed at once (16..1048576, default "
+		 __stringify(IOWPROBE_TASKS_DEFAULT) ")");
 module_param_cb(requests, &request_pool_ops, &iowprobe_request_pool, 0444);
 MODULE_PARM_DESC(requests,
-		 "block requests followed in flight at once (16..262143, default 4096)");
+		 "block requests followed in flight at once (16..262143, default "
+		 __stringify(IOWPROBE_REQUESTS_DEFAULT) ")");
 
 module_param_cb(procs, &pool_ops, &iowprobe_owner_pool[IOWPROBE_PROCS],
 		0444);
 MODULE_PARM_DESC(procs,
-		 "processes whose iowait is kept apart (16..1048576, default 4096)");
+		 "processes whose iowait is kept apart (16..1048576, default "
+		 __stringify(IOWPROBE_PROCS_DEFAULT) ")");
 module_param_cb(cgroups, &pool_ops, &iowprobe_owner_pool[IOWPROBE_CGROUPS],
 		0444);
 MODULE_PARM_DESC(cgroups,
-		 "cgroups whose iowait is kept apart (16..1048576, default 1024)");
+		 "cgroups whose iowait is kept apart (16..1048576, default "
+		 __stringify(IOWPROBE_CGROUPS_DEFAULT) ")");
 
 static int __init iowprobe_init(void)
 {

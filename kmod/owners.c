@@ -59,7 +59,11 @@ struct owner_set {
 	bool exact;		/* no row missed in the last reap period */
 };
 
-unsigned int iowprobe_owner_pool[IOWPROBE_OWNER_KINDS] = { 4096, 1024 };
+unsigned int iowprobe_owner_pool[IOWPROBE_OWNER_KINDS] = {
+	[IOWPROBE_PROCS] = IOWPROBE_PROCS_DEFAULT,
+	[IOWPROBE_CGROUPS] = IOWPROBE_CGROUPS_DEFAULT,
+};
+
 struct owner_cache __percpu *iowprobe_owner_caches;
 static struct owner_set sets[IOWPROBE_OWNER_KINDS];
 static const char *const set_name[] = IOWPROBE_OWNER_FILES;
