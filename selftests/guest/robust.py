@@ -316,7 +316,11 @@ def exhaustion(k, dm):
     if insmod("tasks=16", "requests=16").returncode != 0:
         k.result(False, "exhaustion: insmod tasks=16 requests=16")
         return
-    dev = iow.nullb(20_000_000)
+    # each read waits 100 ms: long enough that 40 sleepers keep the pools
+    # full even on a debug kernel on a loaded host; with 20 ms they spent
+    # most of their time runnable there, and the pools held 2 and 4 of
+    # them (a sample of 2026-12-04)
+    dev = iow.nullb(100_000_000)
     load = background([LOADGEN, "sleepers", dev, "40",
                        str(3 * iow.SLOWDOWN)])
     during = pools_overflowed(2 * iow.SLOWDOWN)
