@@ -109,8 +109,9 @@ static void release(struct iowprobe_entry *e, bool dec)
 			count(c, IOWPROBE_C_remote_dec_idle);
 	}
 out:
-	raw_spin_unlock_irqrestore(&c->lock, flags);
+	/* its rows' locks nest in c->lock, as on the sleep path */
 	iowprobe_owners_wake(&e->task.wait, now, share);
+	raw_spin_unlock_irqrestore(&c->lock, flags);
 	iowprobe_entry_put(&iowprobe_tasks, e);
 }
 
@@ -139,7 +140,7 @@ static struct iowprobe_entry *entry_for(struct task_struct *p, int cpu,
 	e->task.cpu = cpu;
 	e->task.state = state;
 	INIT_LIST_HEAD(&e->task.pending);
-	iowprobe_owners_of(p, e->task.wait.owner);
+	iowprobe_owners_of(p, &e->task.wait);
 	return e;
 }
 

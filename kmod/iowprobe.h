@@ -36,8 +36,9 @@ enum iowprobe_event {
 
 /*
  * struct iowprobe_cpu - one CPU's state
- * @lock:     leaf lock over everything but @events; taken irqsave, because
- *            block completions arrive in hard and soft irq
+ * @lock:     lock over everything but @events; taken irqsave, because
+ *            block completions arrive in hard and soft irq; only a process
+ *            or cgroup row's lock (owners.c) nests inside it
  * @acct:     the accounting core's state
  * @pending:  6.12 delayed iowait sleepers charged to this CPU
  * @counters: what happened to this CPU, possibly seen from another CPU
@@ -73,12 +74,14 @@ struct iowprobe_owner;
  * struct iowprobe_wait - what a followed sleeper noted when it went to
  * sleep, to settle on its rows when it wakes (owners.c)
  * @owner:      its process's and its cgroup's rows (NULL: none free)
+ * @cgroup:     the cgroup it slept in, looked up once a sleep
  * @t_sleep:    when it went to sleep
  * @blk_snap:   its process row's in-flight clock at @t_sleep
  * @share_snap: its CPU's share_ns when it was counted there
  */
 struct iowprobe_wait {
 	struct iowprobe_owner *owner[IOWPROBE_OWNER_KINDS];
+	u64 cgroup;
 	u64 t_sleep;
 	u64 blk_snap;
 	u64 share_snap;
@@ -205,8 +208,7 @@ extern unsigned int iowprobe_owner_pool[IOWPROBE_OWNER_KINDS];
 
 int iowprobe_owners_init(void);
 void iowprobe_owners_exit(void);
-void iowprobe_owners_of(struct task_struct *p,
-			struct iowprobe_owner *owner[IOWPROBE_OWNER_KINDS]);
+void iowprobe_owners_of(struct task_struct *p, struct iowprobe_wait *w);
 void iowprobe_owners_sleep(struct iowprobe_wait *w, struct task_struct *p,
 			   u64 now);
 void iowprobe_owners_wake(const struct iowprobe_wait *w, u64 now, u64 share);

@@ -190,15 +190,15 @@ static u64 cgroup_of(struct task_struct *p)
 }
 
 /*
- * name() - a process row's name and cgroup, from its sleeper @p: exec
+ * name() - a process row's name and cgroup, from @p, in @cgroup: exec
  * renames a process (pidstat shows the leader's comm too), and a process
  * may move to another cgroup.  Its lock held.
  */
-static void name(struct iowprobe_owner *o, struct task_struct *p)
+static void name(struct iowprobe_owner *o, struct task_struct *p, u64 cgroup)
 {
 	const struct task_struct *leader = READ_ONCE(p->group_leader);
 
-	o->f.cgroup = cgroup_of(p);
+	o->f.cgroup = cgroup;
 	memcpy(o->f.comm, leader->comm, sizeof(o->f.comm));
 	o->f.comm[sizeof(o->f.comm) - 1] = '\0';
 }
@@ -219,7 +219,7 @@ static void row_start(struct iowprobe_owner *o, enum iowprobe_owner_kind k,
 	o->f.state = ROW_LIVE;
 	o->f.dev_last = IOWPROBE_NO_DEV;
 	if (k == IOWPROBE_PROCS)
-		name(o, p);
+		name(o, p, cgroup_of(p));
 	else
 		o->f.cgroup = key;
 	raw_spin_unlock_irqrestore(&o->lock, flags);
@@ -296,14 +296,17 @@ struct iowprobe_owner *iowprobe_owner_proc(struct task_struct *p)
 }
 
 /*
- * iowprobe_owners_of() - the rows of @p's process and cgroup, made if new;
- * NULL for a kind whose pool is empty.  The sleep path's lookup.
+ * iowprobe_owners_of() - the rows of @p's process and cgroup, made if new,
+ * into @w, with the cgroup; NULL for a kind whose pool is empty.  The
+ * sleep path's lookup.
  */
-void iowprobe_owners_of(struct task_struct *p,
-			struct iowprobe_owner *owner[IOWPROBE_OWNER_KINDS])
+void iowprobe_owners_of(struct task_struct *p, struct iowprobe_wait *w)
 {
+	struct iowprobe_owner **owner = w->owner;
 	u64 cgroup = cgroup_of(p);
 	struct owner_cache *c;
+
+	w->cgroup = cgroup;
 
 	owner[IOWPROBE_PROCS] = iowprobe_owner_proc(p);
 	c = get_cpu_ptr(iowprobe_owner_caches);
@@ -336,22 +339,23 @@ static void blk_watch(struct iowprobe_owner *o, u64 now)
 
 /*
  * iowprobe_owners_sleep() - @p, with rows @w->owner, sleeps from @now on;
- * its process's in-flight clock is the one it watches
+ * its process's in-flight clock is the one it watches.  Under its CPU's
+ * lock, so interrupts are off.
  */
 void iowprobe_owners_sleep(struct iowprobe_wait *w, struct task_struct *p,
 			   u64 now)
 {
 	struct iowprobe_owner *o = w->owner[IOWPROBE_PROCS];
-	unsigned long flags;
 
+	lockdep_assert_irqs_disabled();
 	w->t_sleep = now;
 	w->blk_snap = 0;
 	if (o) {
-		raw_spin_lock_irqsave(&o->lock, flags);
-		name(o, p);
+		raw_spin_lock(&o->lock);
+		name(o, p, w->cgroup);
 		blk_watch(o, now);
 		w->blk_snap = iowprobe_gclock_read(&o->f.blk, now);
-		raw_spin_unlock_irqrestore(&o->lock, flags);
+		raw_spin_unlock(&o->lock);
 	}
 	o = w->owner[IOWPROBE_CGROUPS];
 	if (o)
@@ -379,37 +383,45 @@ static void book_dev(struct iowprobe_owner *o, dev_t dev, u64 ns)
 	o->f.dev_ns[i] += ns;
 }
 
+/* book_wake() - a sleeper woke: @wait and @share on row @o; its lock held */
+static void book_wake(struct iowprobe_owner *o, u64 wait, u64 blk, dev_t dev,
+		      u64 share)
+{
+	atomic_dec(&o->f.asleep);
+	o->f.sleeps++;
+	o->f.wait_ns += wait;
+	o->f.wait_blk_ns += blk;
+	o->f.wa_ns += share;
+	book_dev(o, dev, blk);
+}
+
 /*
  * iowprobe_owners_wake() - the sleeper of @w woke at @now, having earned
- * @share of its CPU's iowait
+ * @share of its CPU's iowait; its wait with a request of its process in
+ * flight is read off the process row's clock in the same locked section
+ * that books it.  Under its sleep CPU's lock, so interrupts are off.
  */
 void iowprobe_owners_wake(const struct iowprobe_wait *w, u64 now, u64 share)
 {
 	struct iowprobe_owner *o = w->owner[IOWPROBE_PROCS];
-	unsigned long flags;
+	u64 wait = iowprobe_since(now, w->t_sleep);
 	dev_t dev = 0;
 	u64 blk = 0;
-	int k;
 
+	lockdep_assert_irqs_disabled();
 	if (o) {
-		raw_spin_lock_irqsave(&o->lock, flags);
+		raw_spin_lock(&o->lock);
 		blk = iowprobe_since(iowprobe_gclock_read(&o->f.blk, now),
 				     w->blk_snap);
 		dev = iowprobe_blk_devt(READ_ONCE(o->f.dev_last));
-		raw_spin_unlock_irqrestore(&o->lock, flags);
+		book_wake(o, wait, blk, dev, share);
+		raw_spin_unlock(&o->lock);
 	}
-	for (k = 0; k < IOWPROBE_OWNER_KINDS; k++) {
-		o = w->owner[k];
-		if (!o)
-			continue;
-		raw_spin_lock_irqsave(&o->lock, flags);
-		atomic_dec(&o->f.asleep);
-		o->f.sleeps++;
-		o->f.wait_ns += iowprobe_since(now, w->t_sleep);
-		o->f.wait_blk_ns += blk;
-		o->f.wa_ns += share;
-		book_dev(o, dev, blk);
-		raw_spin_unlock_irqrestore(&o->lock, flags);
+	o = w->owner[IOWPROBE_CGROUPS];
+	if (o) {
+		raw_spin_lock(&o->lock);
+		book_wake(o, wait, blk, dev, share);
+		raw_spin_unlock(&o->lock);
 	}
 }
 
