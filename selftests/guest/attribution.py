@@ -328,14 +328,6 @@ def uring_pipe(k):
              "io_uring: the exited row, once read, is gone after the reaper")
 
 
-def wait_for(cond, seconds):
-    """Poll cond() until it holds or seconds pass; its last answer"""
-    end = time.monotonic() + seconds * iow.SLOWDOWN
-    while not cond() and time.monotonic() < end:
-        time.sleep(0.2)
-    return cond()
-
-
 def overflow(k):
     """More processes than the procs pool holds: counted, marked inexact,
     nothing lost from the per-CPU figures, exact again afterwards.  Loads
@@ -346,8 +338,9 @@ def overflow(k):
     dev = iow.nullb(iow.SERVICE_NS)
     load = subprocess.Popen([LOADGEN, "sleepers", dev, "40",
                              str(3 * iow.SLOWDOWN)], stdout=subprocess.DEVNULL)
-    k.result(wait_for(lambda: int(iow.read_status()["procs_pool_exhausted"])
-                      > 0, 3), "overflow: sleeps with no free row counted")
+    exhausted = iow.wait_for(
+        lambda: int(iow.read_status()["procs_pool_exhausted"]) > 0, 3)
+    k.result(exhausted, "overflow: sleeps with no free row counted")
     st = iow.read_status()
     k.result(st["exact_procs"] == "no", "overflow: exact_procs says no")
     rows, _ = procs()
@@ -360,8 +353,8 @@ def overflow(k):
     # the readers' rows, once read, go back to the pool; a sleep after
     # that finds a row, and a reaper period with no miss makes it exact
     procs()
-    ok = wait_for(lambda: procs() and
-                  iow.read_status()["exact_procs"] == "yes", 4 * REAP_S)
+    ok = iow.wait_for(lambda: procs() and
+                      iow.read_status()["exact_procs"] == "yes", 4 * REAP_S)
     k.result(ok, "overflow: exact_procs says yes again afterwards")
     iow.unload_module()
     subprocess.run(["modprobe", "-r", "null_blk"], check=False)

@@ -385,6 +385,46 @@ def nullb(completion_ns, irqmode=2, depth=64):
     raise RuntimeError("null_blk loaded but /dev/nullb0 did not appear")
 
 
+def wait_for(cond, seconds):
+    """Poll cond() until it holds or seconds (times SLOWDOWN) pass; its
+    last answer.  A test waits for what it needs, never a fixed time: a
+    debug kernel under TCG starts a process ten times slower."""
+    end = time.monotonic() + seconds * SLOWDOWN
+    while not cond() and time.monotonic() < end:
+        time.sleep(0.2)
+    return cond()
+
+
+def ran_ns(pid):
+    """ns task pid has run on a CPU (its schedstat), 0 once it is gone"""
+    try:
+        with open(f"/proc/{pid}/schedstat") as f:
+            return int(f.read().split()[0])
+    except (FileNotFoundError, ProcessLookupError):
+        return 0
+
+
+def hog(cpu):
+    """A busy loop pinned to cpu, returned once it runs: exec'd (its
+    comm is sh) and 100 ms on the CPU."""
+    p = subprocess.Popen(["taskset", "-c", str(cpu), "sh", "-c",
+                          "while :; do :; done"])
+
+    def spinning():
+        try:
+            with open(f"/proc/{p.pid}/comm") as f:
+                comm = f.read().strip()
+        except FileNotFoundError:
+            return False
+        return comm == "sh" and ran_ns(p.pid) > 100_000_000
+
+    if not wait_for(spinning, 10):
+        p.kill()
+        p.wait()
+        raise RuntimeError(f"the busy loop on cpu{cpu} never ran")
+    return p
+
+
 def run_delay():
     """ns this thread spent runnable but not running (the scheduler's own
     schedstat): after each wakeup the task is no longer in iowait, but it
