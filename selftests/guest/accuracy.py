@@ -285,8 +285,7 @@ def start_readers(dev, hog=False):
     procs, readers = [], []
     for c in (0, 1):
         if hog:
-            procs.append(subprocess.Popen(["taskset", "-c", str(c), "sh",
-                                           "-c", "while :; do :; done"]))
+            procs.append(iow.hog(c))
         readers.append(subprocess.Popen(["taskset", "-c", str(c),
                                          sys.executable, "-c", script],
                                         stdout=subprocess.PIPE, text=True))

@@ -205,8 +205,7 @@ def contended(k, pair):
     """A hog beside the reader: 6.12 delays the reader's dequeues, counted
     later at pick time; the BPF mirror must follow the module's."""
     dev = iow.nullb(1_000_000)
-    hog = subprocess.Popen(["taskset", "-c", "1", "sh", "-c",
-                            "while :; do :; done"])
+    hog = iow.hog(1)
     a = pair.snap()
     reader = subprocess.Popen([sys.executable, "-c",
                                READER % (iow.LIB, dev, 3.0)],
@@ -233,8 +232,7 @@ def crowded(k, pair):
     (more than the 16 slots --bpf first had, which lost most of them);
     each must be followed and counted as the module counts it."""
     dev = iow.nullb(5_000_000, depth=CROWD)
-    hog = subprocess.Popen(["taskset", "-c", "1", "sh", "-c",
-                            "while :; do :; done"])
+    hog = iow.hog(1)
     a = pair.snap()
     crowd = subprocess.run(["taskset", "-c", "1", LOADGEN, "sleepers", dev,
                             str(CROWD), str(CROWD_SECONDS)],

@@ -395,15 +395,6 @@ def wait_for(cond, seconds):
     return cond()
 
 
-def ran_ns(pid):
-    """ns task pid has run on a CPU (its schedstat), 0 once it is gone"""
-    try:
-        with open(f"/proc/{pid}/schedstat") as f:
-            return int(f.read().split()[0])
-    except (FileNotFoundError, ProcessLookupError):
-        return 0
-
-
 def hog(cpu):
     """A busy loop pinned to cpu, returned once it runs: exec'd (its
     comm is sh) and 100 ms on the CPU."""
@@ -413,10 +404,10 @@ def hog(cpu):
     def spinning():
         try:
             with open(f"/proc/{p.pid}/comm") as f:
-                comm = f.read().strip()
+                execd = f.read().strip() == "sh"
+            return execd and task_schedstat(p.pid)[0] > 100_000_000
         except FileNotFoundError:
             return False
-        return comm == "sh" and ran_ns(p.pid) > 100_000_000
 
     if not wait_for(spinning, 10):
         p.kill()
@@ -425,12 +416,19 @@ def hog(cpu):
     return p
 
 
+def task_schedstat(task="thread-self"):
+    """(run, delay): ns a task has run on a CPU, and waited runnable for
+    one, by the scheduler's own schedstat"""
+    with open(f"/proc/{task}/schedstat") as f:
+        run, delay = f.read().split()[:2]
+    return int(run), int(delay)
+
+
 def run_delay():
     """ns this thread spent runnable but not running (the scheduler's own
     schedstat): after each wakeup the task is no longer in iowait, but it
     only runs once the CPU switches to it"""
-    with open("/proc/thread-self/schedstat") as f:
-        return int(f.read().split()[1])
+    return task_schedstat()[1]
 
 
 def direct_reads(dev, seconds, bs=4096):
