@@ -376,24 +376,14 @@ def no_leaks(k):
 
 
 def main():
-    if os.geteuid() != 0 or "IOWPROBE_KO" not in os.environ:
-        print("1..0 # SKIP needs root in the test box (IOWPROBE_KO)")
-        sys.exit(4)
+    iow.need_test_box()
     k = iow.Ktap(26)
     # the module's clock: one for all CPUs only where sched_clock is stable
     k.diag(iow.clock_facts())
-    mark = iow.dmesg_mark()
-    loaded = iow.load_module()
-    for test in (conservation, ground_truth, plain_sleep, uring_no_disk,
-                 uring_no_iowait, misbooking, mirror_vs_kernel, contended,
-                 no_leaks):
-        try:
-            test(k)
-        except Exception as e:  # a broken step fails, the rest still runs
-            k.result(False, f"{test.__name__}: {e!r}")
-    if loaded:
-        iow.unload_module()
-    iow.dmesg_clean(k, mark)
+    with iow.module_for(k):
+        iow.run_each(k, (conservation, ground_truth, plain_sleep,
+                         uring_no_disk, uring_no_iowait, misbooking,
+                         mirror_vs_kernel, contended, no_leaks))
     k.finish()
 
 

@@ -361,19 +361,10 @@ def overflow(k):
 
 
 def main():
-    if os.geteuid() != 0 or "IOWPROBE_KO" not in os.environ:
-        iow.skip_all("needs root in the test box (IOWPROBE_KO)")
+    iow.need_test_box()
     k = iow.Ktap()
-    mark = iow.dmesg_mark()
-    loaded = iow.load_module()
-    for test in (two_readers, bpf_agrees, uring_pipe, overflow):
-        try:
-            test(k)
-        except Exception as e:  # a broken step fails, the rest still runs
-            k.result(False, f"{test.__name__}: {e!r}")
-    if not loaded:     # overflow() unloaded it: as it was found
-        iow.load_module()
-    iow.dmesg_clean(k, mark)
+    with iow.module_for(k):     # overflow() unloads it
+        iow.run_each(k, (two_readers, bpf_agrees, uring_pipe, overflow))
     k.finish()
 
 

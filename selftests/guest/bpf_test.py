@@ -69,10 +69,6 @@ READER = ("import sys; sys.path.insert(0, %r); import iowprobe as i; "
           "i.pin(1); print(*i.direct_reads(%r, %f))")
 
 
-class Skip(Exception):
-    pass
-
-
 def parse_cpus(lines):
     """The cpus text (module or BPF) as {cpu: row}."""
     if not lines or lines[0] != iow.ABI_LINE:
@@ -86,8 +82,6 @@ class Pair:
     """bpf_pair: both backends read back to back on request."""
 
     def __init__(self):
-        if not os.access(PAIR, os.X_OK):
-            raise Skip(f"{PAIR} not built: make -C selftests bpf-progs")
         env = dict(os.environ, IOWSTAT_BPF_STATS="1")
         self.p = subprocess.Popen([PAIR], stdin=subprocess.PIPE,
                                   stdout=subprocess.PIPE,
@@ -497,12 +491,8 @@ def attached(k):
 
 def run(k, pair):
     before = module_delayed()
-    for test in (agreement, conservation, ground_truth, contended,
-                 crowded, remote_wakeup, settled, hotplug):
-        try:
-            test(k, pair)
-        except Exception as e:  # a broken step fails, the rest still runs
-            k.result(False, f"{test.__name__}: {e!r}")
+    iow.run_each(k, (agreement, conservation, ground_truth, contended,
+                     crowded, remote_wakeup, settled, hotplug), pair)
     after = module_delayed()
     err = pair.close()
     for line in err.splitlines():
@@ -510,43 +500,27 @@ def run(k, pair):
     k.result("not everything was followed" not in err,
              "bpf followed every sleep and request")
     delayed_followed(k, err, before, after)
-    for test in (iowstat_run, attached):
-        try:
-            test(k)
-        except Exception as e:
-            k.result(False, f"{test.__name__}: {e!r}")
+    iow.run_each(k, (iowstat_run, attached))
 
 
 def main():
-    if os.geteuid() != 0 or "IOWPROBE_KO" not in os.environ:
-        print("1..0 # SKIP needs root in the test box (IOWPROBE_KO)")
-        sys.exit(4)
+    iow.need_test_box()
     if not os.path.exists("/sys/kernel/btf/vmlinux"):
-        print("1..0 # SKIP this kernel has no /sys/kernel/btf/vmlinux")
-        sys.exit(4)
-    mark = iow.dmesg_mark()
-    loaded = iow.load_module()
-    sleepers = start_sleepers()
-    attach = time.monotonic()
-    try:
-        pair = Pair()
-    except Skip as e:
-        print(f"1..0 # SKIP {e}")
-        sys.exit(4)
-    except RuntimeError as e:
-        k = iow.Ktap(1)
-        k.result(False, f"--bpf attaches on a kernel with BTF: {e}")
-        k.finish()
+        iow.skip_all("this kernel has no /sys/kernel/btf/vmlinux")
+    if not os.access(PAIR, os.X_OK):
+        iow.skip_all(f"{PAIR} not built: make -C selftests bpf-progs")
     k = iow.Ktap(37)
-    k.diag(f"--bpf attached in {time.monotonic() - attach:.1f} s")
-    try:
-        seeded(k, pair, sleepers)
-    except Exception as e:  # a broken step fails, the rest still runs
-        k.result(False, f"seeded: {e!r}")
-    run(k, pair)
-    if loaded:
-        iow.unload_module()
-    iow.dmesg_clean(k, mark)
+    with iow.module_for(k):
+        sleepers = start_sleepers()
+        attach = time.monotonic()
+        try:
+            pair = Pair()
+        except RuntimeError as e:   # the rest cannot run: the plan fails
+            k.result(False, f"--bpf attaches on a kernel with BTF: {e}")
+        else:
+            k.diag(f"--bpf attached in {time.monotonic() - attach:.1f} s")
+            iow.run_each(k, (seeded,), pair, sleepers)
+            run(k, pair)
     k.finish()
 
 

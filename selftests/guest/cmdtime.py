@@ -7,6 +7,8 @@ what a reader measures of itself (timed_reads: wall - own CPU - run delay
 over its reads) and against the kernel's own delay accounting; user + sys
 against the kernel's rusage of CMD; the whole against the wall time."""
 
+import contextlib
+import functools
 import json
 import os
 import subprocess
@@ -259,35 +261,37 @@ def hybrid_cgroup2(k, dev):
     k.result(not left, "hybrid cgroups: CMD's cgroup removed", left)
 
 
+@contextlib.contextmanager
+def delay_accounting():
+    """The kernel's delay accounting on for the tests and as found after
+    them; yields whether this kernel has the switch at all."""
+    if not os.path.exists(DELAYACCT):
+        yield False
+        return
+    with open(DELAYACCT) as f:
+        was = f.read().strip()
+    with open(DELAYACCT, "w") as f:
+        f.write("1")
+    try:
+        yield True
+    finally:
+        with open(DELAYACCT, "w") as f:
+            f.write(was)
+
+
 def main():
-    if os.geteuid() != 0 or "IOWPROBE_KO" not in os.environ:
-        iow.skip_all("needs root in the test box (IOWPROBE_KO)")
+    iow.need_test_box()
     k = iow.Ktap()
-    mark = iow.dmesg_mark()
-    loaded = iow.load_module()
-    dev = iow.nullb(iow.SERVICE_NS, irqmode=2)
-    iow.mount_cgroup2()
-    delayacct = None
-    if os.path.exists(DELAYACCT):
-        with open(DELAYACCT) as f:
-            delayacct = f.read().strip()
-        with open(DELAYACCT, "w") as f:
-            f.write("1")
-    for test in (lambda k: reader_run(k, dev, delayacct is not None),
-                 lambda k: dd_run(k, dev, delayacct is not None),
-                 lambda k: orphan_run(k, dev, delayacct is not None),
-                 lambda k: text_summary(k, dev), no_cgroup2,
-                 lambda k: hybrid_cgroup2(k, dev)):
-        try:
-            test(k)
-        except Exception as e:  # a broken step fails, the rest still runs
-            k.result(False, f"{test.__name__}: {e!r}")
-    if delayacct is not None:
-        with open(DELAYACCT, "w") as f:
-            f.write(delayacct)
-    if loaded:
-        iow.unload_module()
-    iow.dmesg_clean(k, mark)
+    with iow.module_for(k):
+        dev = iow.nullb(iow.SERVICE_NS, irqmode=2)
+        iow.mount_cgroup2()
+        with delay_accounting() as delayacct:
+            iow.run_each(k, (
+                functools.partial(reader_run, dev=dev, delayacct=delayacct),
+                functools.partial(dd_run, dev=dev, delayacct=delayacct),
+                functools.partial(orphan_run, dev=dev, delayacct=delayacct),
+                functools.partial(text_summary, dev=dev), no_cgroup2,
+                functools.partial(hybrid_cgroup2, dev=dev)))
     k.finish()
 
 

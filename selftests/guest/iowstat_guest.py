@@ -262,21 +262,11 @@ def kernel_view(k):
 
 
 def main():
-    if os.geteuid() != 0 or "IOWPROBE_KO" not in os.environ:
-        print("1..0 # SKIP needs root in the test box (IOWPROBE_KO)")
-        sys.exit(4)
-    k = iow.Ktap(12)
-    loaded = False
-    if not os.path.isdir(iow.DEBUGFS):
-        subprocess.run(["insmod", os.environ["IOWPROBE_KO"]], check=True)
-        loaded = True
-    for test in (kernel_view, since_load, beside_vmstat, cmd_ground_truth):
-        try:
-            test(k)
-        except Exception as e:  # a broken step fails, the rest still runs
-            k.result(False, f"{test.__name__}: {e!r}")
-    if loaded:
-        subprocess.run(["rmmod", "iowprobe"])
+    iow.need_test_box()
+    k = iow.Ktap(13)
+    with iow.module_for(k):
+        iow.run_each(k, (kernel_view, since_load, beside_vmstat,
+                         cmd_ground_truth))
     k.finish()
 
 

@@ -405,20 +405,14 @@ def permissions(k, dm):
 
 
 def main():
-    if os.geteuid() != 0 or not KO:
-        print("1..0 # SKIP needs root in the test box (IOWPROBE_KO)")
-        sys.exit(4)
+    iow.need_test_box()
     if loaded():
         rmmod_retry()
     k = iow.Ktap(24)
     dm = Dmesg()
-    for test in (load_cycles, readers_during_unload, hotplug, exhaustion,
-                 missing_tracepoint, permissions):
-        try:
-            test(k, dm)
-        except Exception as e:  # a broken step fails, the rest still runs
-            k.result(False, f"{test.__name__}: {e!r}")
-            rmmod_retry(limit=5)
+    iow.run_each(k, (load_cycles, readers_during_unload, hotplug,
+                     exhaustion, missing_tracepoint, permissions), dm,
+                 after_failure=lambda: rmmod_retry(limit=5))
     k.finish()
 
 

@@ -27,7 +27,7 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(
     os.path.abspath(__file__))), "lib"))
 import iowprobe as iow  # noqa: E402
 
-IOWSTAT = sys.argv[1] if len(sys.argv) > 1 else iow.IOWSTAT
+IOWSTAT = iow.iowstat_arg()
 # one per attached program (backend_bpf.c attach_all: one of the two
 # block_rq_issue variants)
 LINKS = 9

@@ -25,11 +25,8 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(
     os.path.abspath(__file__))), "lib"))
 import iowprobe as iow  # noqa: E402
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-FIX = os.path.join(HERE, "fixtures", "iowstat")
-IOWSTAT = os.path.abspath(sys.argv[1] if len(sys.argv) > 1 else
-                          iow.IOWSTAT)
-REC = os.path.join(FIX, "basic.rec")
+IOWSTAT = iow.iowstat_arg()
+REC = os.path.join(iow.FIXTURES, "basic.rec")
 TESTS = []
 TMP = tempfile.mkdtemp(prefix="iowstat-test.")
 
@@ -48,7 +45,7 @@ expect = iow.expect
 
 
 def fixture(name):
-    with open(os.path.join(FIX, name)) as f:
+    with open(os.path.join(iow.FIXTURES, name)) as f:
         return f.read()
 
 

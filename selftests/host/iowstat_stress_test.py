@@ -33,11 +33,8 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(
     os.path.abspath(__file__))), "lib"))
 import iowprobe as iow  # noqa: E402
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-FIX = os.path.join(HERE, "fixtures", "iowstat")
-IOWSTAT = os.path.abspath(sys.argv[1] if len(sys.argv) > 1 else
-                          iow.IOWSTAT)
-REC = os.path.join(FIX, "basic.rec")
+IOWSTAT = iow.iowstat_arg()
+REC = os.path.join(iow.FIXTURES, "basic.rec")
 TMP = tempfile.mkdtemp(prefix="iowstat-stress.")
 TESTS = []
 VIEWS = {

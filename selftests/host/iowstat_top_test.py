@@ -29,11 +29,8 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(
     os.path.abspath(__file__))), "lib"))
 import iowprobe as iow  # noqa: E402
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-FIX = os.path.join(HERE, "fixtures", "iowstat")
-IOWSTAT = os.path.abspath(sys.argv[1] if len(sys.argv) > 1 else
-                          iow.IOWSTAT)
-REC = os.path.join(FIX, "top.rec")
+IOWSTAT = iow.iowstat_arg()
+REC = os.path.join(iow.FIXTURES, "top.rec")
 TESTS = []
 TMP = tempfile.mkdtemp(prefix="iowstat-top-test.")
 G = 10**9
@@ -236,7 +233,7 @@ def comm_with_a_comma_is_quoted_in_csv():
 
 # --- the Average: block, over top3.rec's two intervals ---------------------
 
-REC3 = os.path.join(FIX, "top3.rec")
+REC3 = os.path.join(iow.FIXTURES, "top3.rec")
 # the second interval: now_ns from 12 s to 15 s
 WALL2 = 15 * G - 12 * G
 LABEL2 = "03:04:07"
@@ -377,7 +374,8 @@ def prom_carries_the_cgroups():
 
 @test
 def err_recording_without_procs():
-    expect(run("--replay", os.path.join(FIX, "basic.rec"), "--top"), 1,
+    basic = os.path.join(iow.FIXTURES, "basic.rec")
+    expect(run("--replay", basic, "--top"), 1,
            NEEDS + r"sample 0 of the recording has none; record with "
            r"iowstat --top --record FILE")
 

@@ -29,6 +29,8 @@ REPO = os.path.dirname(SELFTESTS)
 # what make -C selftests builds: the guest programs, the test binaries
 OUT = os.path.join(SELFTESTS, "out")
 IOWSTAT = os.path.join(REPO, "user", "iowstat")
+# the host tests' recordings of iowprobe's files (mkrec.py writes them)
+FIXTURES = os.path.join(SELFTESTS, "host", "fixtures", "iowstat")
 
 DEBUGFS = "/sys/kernel/debug/iowprobe"
 CGROOT = "/sys/fs/cgroup"
@@ -269,6 +271,50 @@ def read_recording(path):
     """parse_recording() of the file at path."""
     with open(path, "rb") as f:
         return parse_recording(f.read(), path)
+
+
+def iowstat_arg():
+    """The iowstat a host test runs: its first argument, else the tree's;
+    absolute, as the tests change folders."""
+    return os.path.abspath(sys.argv[1] if len(sys.argv) > 1 else IOWSTAT)
+
+
+def need_test_box():
+    """Skip the whole suite unless it runs as root in the test box, which
+    names the module to load in $IOWPROBE_KO."""
+    if os.geteuid() != 0 or not os.environ.get("IOWPROBE_KO"):
+        skip_all("needs root in the test box (IOWPROBE_KO)")
+
+
+def run_each(k, tests, *args, after_failure=None):
+    """Run each test(k, *args), a function or a functools.partial of one.
+    One that raises fails with its reason and the rest still run;
+    after_failure() then puts things back for them."""
+    for test in tests:
+        try:
+            test(k, *args)
+        except Exception as e:  # noqa: BLE001 - a broken step fails alone
+            name = getattr(test, "func", test).__name__
+            k.result(False, f"{name}: {e!r}")
+            if after_failure:
+                after_failure()
+
+
+@contextlib.contextmanager
+def module_for(k):
+    """The module loaded for a suite's tests and left as it was found after
+    them, even when a test unloaded it; then one test more, that the
+    kernel logged nothing bad meanwhile (dmesg_clean())."""
+    mark = dmesg_mark()
+    was_loaded = not load_module()
+    try:
+        yield
+    finally:
+        if was_loaded:
+            load_module()
+        elif os.path.isdir(DEBUGFS):
+            unload_module()
+        dmesg_clean(k, mark)
 
 
 def load_module():

@@ -17,8 +17,8 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "..", "lib"))
 import iowprobe as iow  # noqa: E402
 
-REC = os.path.join(HERE, "..", "fixtures", "iowstat", "basic.rec")
-TOP_REC = os.path.join(HERE, "..", "fixtures", "iowstat", "top.rec")
+REC = os.path.join(iow.FIXTURES, "basic.rec")
+TOP_REC = os.path.join(iow.FIXTURES, "top.rec")
 # selector bytes of fuzz_owners.c
 OWNERS = {"procs": "0", "cgroups": "1", "iowstat:names": "2"}
 
