@@ -19,14 +19,8 @@
 #include "util.h"
 
 #define DEBUGFS_MAGIC	0x64626720	/* include/uapi/linux/magic.h */
-#define NO_COL		(-1)
 
 const char *const debugfs_err_abi = "unknown ABI";
-
-struct cols {
-	int map[64];		/* file column -> enum iowstat_col or NO_COL */
-	unsigned int n;		/* columns after "cpu" */
-};
 
 const char *const iowstat_col_name[IOWPROBE_COL_NR] = {
 #define IOWPROBE_COL(name, kind)	STRINGIFY(name),
@@ -38,43 +32,24 @@ const unsigned char iowstat_col_kind[IOWPROBE_COL_NR] = {
 #include "iowprobe_cols.h"
 };
 
-_Static_assert(IOWPROBE_COL_NR <= 64, "parse_header's mask has 64 bits");
+_Static_assert(IOWPROBE_COL_NR <= COLS_MAX, "col_map has 64 bits");
 
-static int col_lookup(struct span tok)
+/* parse_header - "cpu" and the columns after it, by name */
+static const char *parse_header(struct span line, struct col_map *c)
 {
-	unsigned int i;
-
-	for (i = 0; i < IOWPROBE_COL_NR; i++)
-		if (span_eq(tok, iowstat_col_name[i]))
-			return i;
-	return NO_COL;
-}
-
-/* parse_header - map the header line's column names to our columns */
-static const char *parse_header(struct span line, struct cols *c)
-{
-	unsigned long long found = 0;
-	unsigned int i;
 	struct span tok;
-	int col;
+	const char *why;
+	unsigned int i;
 
 	if (!span_next_token(&line, &tok) || !span_eq(tok, "cpu"))
 		return "header does not start with \"cpu\"";
-	c->n = 0;
-	while (span_next_token(&line, &tok)) {
-		if (c->n == ARRAY_SIZE(c->map))
-			return "too many columns";
-		col = col_lookup(tok);
-		if (col != NO_COL) {
-			if (found & (1ull << col))
-				return "duplicate column";
-			found |= 1ull << col;
-		}
-		c->map[c->n++] = col;
-	}
+	why = col_map_parse(&line, iowstat_col_name, IOWPROBE_COL_NR,
+			    COL_NONE, c);
+	if (why)
+		return why;
 	for (i = 0; i < IOWPROBE_COL_NR; i++)
 		if (iowprobe_col_required(iowstat_col_kind[i]) &&
-		    !(found & (1ull << i)))
+		    !(c->found & (1ull << i)))
 			return "a required column is missing";
 	return NULL;
 }
@@ -92,7 +67,7 @@ static int parse_value(struct span tok, int col, uint64_t *v)
 }
 
 /* parse_row - "<id|all> v v ..." with exactly the header's column count */
-static const char *parse_row(struct span line, const struct cols *c,
+static const char *parse_row(struct span line, const struct col_map *c,
 			     struct iowstat_snapshot *s)
 {
 	struct iowstat_cpu row = { .present = true };
@@ -112,7 +87,7 @@ static const char *parse_row(struct span line, const struct cols *c,
 			return "too few values";
 		if (parse_value(tok, c->map[i], &v))
 			return "bad number";
-		if (c->map[i] != NO_COL)
+		if (c->map[i] != COL_NONE)
 			row.v[c->map[i]] = v;
 	}
 	if (span_next_token(&line, &tok))
@@ -135,7 +110,7 @@ int debugfs_parse_cpus(const char *buf, size_t len,
 		       struct iowstat_snapshot *s, struct parse_err *pe)
 {
 	struct span b = { buf, len }, line;
-	struct cols c;
+	struct col_map c;
 	const char *why;
 	unsigned int n = 2;
 

@@ -13,9 +13,6 @@
 #include "procfs.h"
 #include "util.h"
 
-#define NO_COL		(-1)
-#define MAX_COLS	64
-
 static const char *const col_name[IOWPROBE_OCOL_NR] = {
 #define IOWPROBE_OWNER_COL(name, in_procs, in_cgroups)	STRINGIFY(name),
 #include "iowprobe_owner_cols.h"
@@ -32,47 +29,24 @@ static const bool col_in[IOWPROBE_OWNER_KINDS][IOWPROBE_OCOL_NR] = {
 	},
 };
 
-_Static_assert(IOWPROBE_OCOL_NR <= 64, "parse_header's mask has 64 bits");
+_Static_assert(IOWPROBE_OCOL_NR <= COLS_MAX, "col_map has 64 bits");
 
-struct owner_cols {
-	int map[MAX_COLS];	/* file column -> enum iowprobe_owner_col */
-	unsigned int n;
-};
-
-static int col_lookup(struct span tok)
-{
-	unsigned int i;
-
-	for (i = 0; i < IOWPROBE_OCOL_NR; i++)
-		if (span_eq(tok, col_name[i]))
-			return i;
-	return NO_COL;
-}
-
+/* parse_header - the columns by name; comm, its text, is the last */
 static const char *parse_header(enum iowprobe_owner_kind kind,
-				struct span line, struct owner_cols *c)
+				struct span line, struct col_map *c)
 {
-	unsigned long long found = 0;
 	struct span tok;
+	const char *why;
 	unsigned int i;
-	int col;
 
-	c->n = 0;
-	while (span_next_token(&line, &tok)) {
-		if (found & (1ull << IOWPROBE_OCOL_comm))
-			return "comm is not the last column";
-		if (c->n == MAX_COLS)
-			return "too many columns";
-		col = col_lookup(tok);
-		if (col != NO_COL) {
-			if (found & (1ull << col))
-				return "duplicate column";
-			found |= 1ull << col;
-		}
-		c->map[c->n++] = col;
-	}
+	why = col_map_parse(&line, col_name, IOWPROBE_OCOL_NR,
+			    IOWPROBE_OCOL_comm, c);
+	if (why)
+		return why;
+	if (span_next_token(&line, &tok))
+		return "comm is not the last column";
 	for (i = 0; i < IOWPROBE_OCOL_NR; i++)
-		if (col_in[kind][i] && !(found & (1ull << i)))
+		if (col_in[kind][i] && !(c->found & (1ull << i)))
 			return "a required column is missing";
 	return NULL;
 }
@@ -116,7 +90,7 @@ static const char *take_comm(struct span *line, struct owner_row *r)
 	return NULL;
 }
 
-static const char *parse_row(struct span line, const struct owner_cols *c,
+static const char *parse_row(struct span line, const struct col_map *c,
 			     struct owner_row *r)
 {
 	struct span tok;
@@ -140,7 +114,7 @@ static const char *parse_row(struct span line, const struct owner_cols *c,
 				return "bad device (want major:minor or -)";
 		} else if (parse_u64_span(tok, &v)) {
 			return "bad number";
-		} else if (c->map[i] != NO_COL) {
+		} else if (c->map[i] != COL_NONE) {
 			r->v[c->map[i]] = v;
 		}
 	}
@@ -201,7 +175,7 @@ int owners_parse(enum iowprobe_owner_kind kind, const char *buf, size_t len,
 		 struct owner_table *t, struct parse_err *pe)
 {
 	struct span b = { buf, len }, line;
-	struct owner_cols c;
+	struct col_map c;
 	struct owner_row *r;
 	const char *why;
 	unsigned int n = 2;

@@ -209,6 +209,27 @@ static void family_id(const uint8_t *b, size_t len, uint16_t *id)
 static uint64_t rbuf[8192];	/* 64 KiB, aligned for the headers */
 
 /*
+ * recv_batch - one datagram of messages into rbuf; a signal retries, and
+ * so does an overflow (ENOBUFS: the kernel dropped records), noted in
+ * @l->lost
+ * Return: its length, or -errno.
+ */
+static ssize_t recv_batch(struct taskstats_listener *l, int flags)
+{
+	ssize_t n;
+
+	for (;;) {
+		n = recv(l->fd, rbuf, sizeof(rbuf), flags);
+		if (n >= 0)
+			return n;
+		if (errno == ENOBUFS)
+			l->lost = true;
+		else if (errno != EINTR)
+			return -errno;
+	}
+}
+
+/*
  * wait_ack - receive until the answer to the last request; exit records
  * arriving meanwhile (threads that ended before CMD started) are dropped
  */
@@ -219,15 +240,9 @@ static int wait_ack(struct taskstats_listener *l)
 	int err;
 
 	while (!p.ack_err) {
-		n = recv(l->fd, rbuf, sizeof(rbuf), 0);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0 && errno == ENOBUFS) {
-			l->lost = true;
-			continue;
-		}
+		n = recv_batch(l, 0);
 		if (n < 0)
-			return -errno;
+			return n;
 		if (!l->family)
 			family_id((const uint8_t *)rbuf, n, &l->family);
 		err = taskstats_parse(rbuf, n, l->family, NULL, NULL,
@@ -313,15 +328,9 @@ int taskstats_drain(struct taskstats_listener *l, thread_exit_fn fn,
 	if (l->fd < 0)
 		return -EBADF;
 	for (;;) {
-		n = recv(l->fd, rbuf, sizeof(rbuf), MSG_DONTWAIT);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0 && errno == ENOBUFS) {
-			l->lost = true;
-			continue;
-		}
+		n = recv_batch(l, MSG_DONTWAIT);
 		if (n < 0)
-			return errno == EAGAIN ? 0 : -errno;
+			return n == -EAGAIN ? 0 : n;
 		err = taskstats_parse(rbuf, n, l->family, fn, arg, &p);
 		if (err)
 			return err;

@@ -128,6 +128,40 @@ bool span_starts(struct span s, const char *prefix)
 }
 
 /*
+ * col_map_parse - map the names of header @line's columns onto ours,
+ * @names (@nr of them, at most 64), so that a reader finds each column by
+ * its name and skips those a later module adds; up to our column @last
+ * (COL_NONE: to the end), and @line is left after it
+ * Return: NULL, or what is wrong with the header.
+ */
+const char *col_map_parse(struct span *line, const char *const *names,
+			  unsigned int nr, int last, struct col_map *c)
+{
+	struct span tok;
+	unsigned int i;
+	int col = COL_NONE;
+
+	c->n = 0;
+	c->found = 0;
+	while ((last == COL_NONE || col != last) &&
+	       span_next_token(line, &tok)) {
+		if (c->n == COLS_MAX)
+			return "too many columns";
+		col = COL_NONE;
+		for (i = 0; i < nr && col == COL_NONE; i++)
+			if (span_eq(tok, names[i]))
+				col = i;
+		if (col != COL_NONE) {
+			if (c->found & (1ull << col))
+				return "duplicate column";
+			c->found |= 1ull << col;
+		}
+		c->map[c->n++] = col;
+	}
+	return NULL;
+}
+
+/*
  * read_whole_file - read a file into a NUL-terminated heap buffer.
  * procfs and debugfs files report size 0, so read until EOF.
  * Return: 0 or -errno; *buf is NULL on error.

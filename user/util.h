@@ -36,4 +36,18 @@ bool span_starts(struct span s, const char *prefix);
 
 int read_whole_file(const char *path, char **buf, size_t *len);
 
+/* a file's column that iowstat does not know: read, checked, skipped */
+#define COL_NONE	(-1)
+#define COLS_MAX	64
+
+/* struct col_map - the columns of a table, named by its header, as ours */
+struct col_map {
+	int map[COLS_MAX];	/* the file's column i is our map[i] */
+	unsigned int n;		/* the file's columns */
+	uint64_t found;		/* ours it has, a bit each */
+};
+
+const char *col_map_parse(struct span *line, const char *const *names,
+			  unsigned int nr, int last, struct col_map *c);
+
 #endif /* IOWSTAT_UTIL_H */
