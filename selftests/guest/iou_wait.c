@@ -40,6 +40,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "clocks.h"
+
 /*
  * Linux 6.15 uapi (include/uapi/linux/io_uring.h); bookworm's liburing 2.3
  * predates them and has no call that passes enter flags to a wait.
@@ -52,28 +54,6 @@
 #endif
 
 #define KSFT_SKIP 4
-
-static long long ns(clockid_t clk)
-{
-	struct timespec ts;
-
-	clock_gettime(clk, &ts);
-	return ts.tv_sec * 1000000000LL + ts.tv_nsec;
-}
-
-/* run_delay() - ns runnable but not running, from the scheduler's stats */
-static long long run_delay(void)
-{
-	long long cpu = 0, delay = -1;
-	FILE *f = fopen("/proc/thread-self/schedstat", "r");
-
-	if (f) {
-		if (fscanf(f, "%lld %lld", &cpu, &delay) != 2)
-			delay = -1;
-		fclose(f);
-	}
-	return delay;
-}
 
 /*
  * rq_cpu_time() - ns @cpu has run tasks other than its idle task, the 7th

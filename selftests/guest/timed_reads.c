@@ -25,29 +25,10 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "clocks.h"
+
 #define BS	4096
 #define WARMUP	8
-
-static long long ns(clockid_t clock)
-{
-	struct timespec ts;
-
-	clock_gettime(clock, &ts);
-	return ts.tv_sec * 1000000000LL + ts.tv_nsec;
-}
-
-/* run_delay() - ns this thread waited to run after wakeups (schedstat) */
-static long long run_delay(void)
-{
-	long long run, delay = -1;
-	FILE *f = fopen("/proc/thread-self/schedstat", "r");
-
-	if (f && fscanf(f, "%lld %lld", &run, &delay) != 2)
-		delay = -1;
-	if (f)
-		fclose(f);
-	return delay;
-}
 
 static int wait_line(void)
 {
