@@ -126,9 +126,9 @@ static int open_live(struct source *src, struct iowstat_meta *m)
 	/* Prometheus would read a counter that starts at every run as resets */
 	if (src->fresh && env.out == OUT_PROM) {
 		err_msg("-o prom --bpf: without an attached BPF backend the "
-			"counters would start again at every run; attach it once: "
-			"iowstat --bpf attach (contrib/iowstat-bpf.service at "
-			"boot)\n");
+			"counters would start again at every run; attach it "
+			"once: iowstat --bpf attach (contrib/iowstat-bpf.service "
+			"at boot)\n");
 		return -EINVAL;
 	}
 	err = src->be->open(src->be);

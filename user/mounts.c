@@ -25,7 +25,7 @@ static bool fs_known(const char *type)
 	if (read_whole_file("/proc/filesystems", &buf, &len))
 		return false;
 	snprintf(want, sizeof(want), "\t%s\n", type);
-	known = strstr(buf, want) != NULL;
+	known = strstr(buf, want);
 	free(buf);
 	return known;
 }

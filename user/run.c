@@ -349,7 +349,8 @@ static void note_spans(const struct view_run *v,
 	const char *const *w = v->env->out == OUT_TEXT ? line : sample;
 	unsigned int s = age / 1000000000ull;
 
-	if ((v->env->out == OUT_TEXT && v->cpus) || age >= s0->mono_ns / 100 * 99)
+	if ((v->env->out == OUT_TEXT && v->cpus) ||
+	    age >= s0->mono_ns / 100 * 99)
 		return;
 	err_msg("the first %s: %s since boot, %s since iowprobe's counters "
 		"began, %u:%02u:%02u before it (%s)\n", w[0], w[1], w[2],
