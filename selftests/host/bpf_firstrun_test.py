@@ -232,13 +232,7 @@ def check_not_root(k, env, tmp):
 
 
 def main():
-    if os.geteuid() != 0:
-        iow.skip_all("loading BPF programs needs root")
-    if not os.access(IOWSTAT, os.X_OK):
-        iow.skip_all(f"{IOWSTAT} not built: make -C user")
-    if "libbpf" not in subprocess.run(["ldd", IOWSTAT], capture_output=True,
-                                      text=True).stdout:
-        iow.skip_all("iowstat built without BPF: make -C user BPF=1")
+    iow.need_bpf_here(IOWSTAT)
     if glob.glob("/sys/module/iowprobe"):
         iow.skip_all("the iowprobe module is loaded here")
     with tempfile.TemporaryDirectory() as tmp:
