@@ -239,6 +239,12 @@ static int view_end(struct view_run *v)
 	return 0;
 }
 
+/* wants_first - the view starts with a line since boot or since load */
+static bool wants_first(const struct env *env, bool vmstat)
+{
+	return vmstat ? !env->no_first : !env->have_interval;
+}
+
 /*
  * plan - samples to take (0: until Ctrl-C) and whether the first prints;
  * @young: the counters began as the first sample was taken, which then
@@ -247,7 +253,7 @@ static int view_end(struct view_run *v)
 static unsigned int plan(const struct env *env, bool vmstat, bool young,
 			 bool *first)
 {
-	*first = !young && (vmstat ? !env->no_first : !env->have_interval);
+	*first = !young && wants_first(env, vmstat);
 	if (!env->have_interval)
 		return *first ? 1 : 2;
 	if (!env->have_count)
@@ -366,13 +372,13 @@ static void note_spans(const struct view_run *v,
 static int view_first(struct view_run *v, struct source *src,
 		      struct iowstat_snapshot *s0, unsigned int *n, bool *young)
 {
+	bool vmstat = !v->cpus && !v->top && v->env->out == OUT_TEXT, first;
 	uint64_t age = counters_age(s0);
-	bool first;
 	int r;
 
-	*young = !v->top && (src->fresh || age < SINCE_START_MIN_NS);
-	*n = plan(v->env, !v->cpus && !v->top && v->env->out == OUT_TEXT,
-		  *young, &first);
+	*young = !v->top && wants_first(v->env, vmstat) &&
+		 (src->fresh || age < SINCE_START_MIN_NS);
+	*n = plan(v->env, vmstat, *young, &first);
 	*v->mem = *s0;
 	r = check_top(v, s0, 0);
 	if (r)
