@@ -181,10 +181,11 @@ int main(int argc, char **argv)
 	struct source src = { 0 };
 	int ret;
 
+	if (out_stdout())
+		return 1;
 	ret = options_parse(argc, argv, &env);
 	if (ret)
 		return ret > 0 ? 0 : EXIT_USAGE;
-	setvbuf(stdout, NULL, _IOLBF, 0);
 	if (env.bpf_cmd != BPF_READ)
 		return bpf_command();
 	ret = run(&src);

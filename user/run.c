@@ -84,10 +84,10 @@ int source_next(struct source *src, struct iowstat_snapshot *s, bool wait)
 		return err;
 	if (!src->n)
 		src->t0 = s->mono_ns;
-	if (src->rec && !src->hold &&
-	    record_sample(src->rec, src->n, &src->raw)) {
-		err_msg("cannot write the recording: %s\n", strerror(EIO));
-		return -EIO;
+	if (src->rec && !src->hold) {
+		err = record_sample(src->rec, src->n, &src->raw);
+		if (err)
+			return err;
 	}
 	src->n++;
 	return 1;
@@ -176,13 +176,15 @@ static int top_sample(struct view_run *v, const struct iowstat_snapshot *p,
 		top_print_block(stdout, label, &v->tv);
 	}
 	v->blocks++;
-	fflush(stdout);
-	return 0;
+	return out_flush(stdout);
 }
 
-/* view_sample - one line or block; @p NULL for the since-load one */
-static void view_sample(struct view_run *v, const struct iowstat_snapshot *p,
-			const struct iowstat_snapshot *c, unsigned int i)
+/*
+ * view_sample - one line or block; @p NULL for the since-load one
+ * Return: 0, or -errno when stdout could not take it (said)
+ */
+static int view_sample(struct view_run *v, const struct iowstat_snapshot *p,
+		       const struct iowstat_snapshot *c, unsigned int i)
 {
 	char hdr[32], row[32];
 
@@ -199,7 +201,7 @@ static void view_sample(struct view_run *v, const struct iowstat_snapshot *p,
 	}
 	if (p)
 		v->blocks++;
-	fflush(stdout);
+	return out_flush(stdout);
 }
 
 /*
@@ -289,6 +291,25 @@ static int check_sel(const struct env *env, const struct iowstat_snapshot *s)
 	return 0;
 }
 
+/*
+ * prom_write - the exposition built whole, then written in one go: a
+ * full disk leaves no half of it behind (util.c's out_whole)
+ */
+static int prom_write(const struct iowstat_snapshot *s)
+{
+	size_t len = 0;
+	char *buf = NULL;
+	FILE *mem = open_memstream(&buf, &len);
+	int err;
+
+	if (!mem)
+		return -ENOMEM;
+	fmt_prom(mem, s);
+	err = fclose(mem) ? -ENOMEM : out_whole(stdout, buf, len);
+	free(buf);
+	return err;
+}
+
 /* run_prom - one exposition: the last sample (live: the only one) */
 static int run_prom(struct source *src, struct iowstat_snapshot **s)
 {
@@ -304,8 +325,7 @@ static int run_prom(struct source *src, struct iowstat_snapshot **s)
 	}
 	if (r < 0)
 		return r;
-	fmt_prom(stdout, s[0]);
-	return 0;
+	return prom_write(s[0]);
 }
 
 /*
@@ -368,6 +388,7 @@ static void note_spans(const struct view_run *v,
  * the header and the since-start line, which counters that began with
  * the first sample (--bpf without --bpf attach) cannot give: their first
  * interval takes its place (@young)
+ * Return: 0 or -errno (said)
  */
 static int view_first(struct view_run *v, struct source *src,
 		      struct iowstat_snapshot *s0, unsigned int *n, bool *young)
@@ -389,7 +410,7 @@ static int view_first(struct view_run *v, struct source *src,
 	if (first && !v->top) {	/* the files have no since-load instant */
 		note_spans(v, s0, age);
 		delta_compute(NULL, s0, v->d, &v->rs);
-		view_sample(v, NULL, s0, 0);
+		return view_sample(v, NULL, s0, 0);
 	}
 	return 0;
 }
@@ -405,7 +426,7 @@ static int view_loop(struct view_run *v, struct source *src,
 	r = view_first(v, src, s[0], &n, &young);
 	if (r)
 		return r;
-	for (i = 1; !n || i < n; i++) {
+	for (i = 1; !r && (!n || i < n); i++) {
 		r = source_next(src, s[1], true);
 		if (r <= 0)
 			break;
@@ -418,7 +439,7 @@ static int view_loop(struct view_run *v, struct source *src,
 		} else {
 			delta_compute(s[0], s[1], v->d, &v->rs);
 			delta_add(v->acc, v->d);
-			view_sample(v, s[0], s[1], i);
+			r = view_sample(v, s[0], s[1], i);
 		}
 		t = s[0];
 		s[0] = s[1];
@@ -432,7 +453,7 @@ static int view_loop(struct view_run *v, struct source *src,
 	}
 	if (view_end(v) && r >= 0)
 		r = -ENOMEM;
-	return r < 0 ? r : 0;
+	return r < 0 ? r : out_flush(stdout);
 }
 
 /**
