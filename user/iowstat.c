@@ -101,7 +101,10 @@ static int bpf_command(void)
 #endif
 }
 
-/* open_replay - the recording decides the interval unless one is given */
+/*
+ * open_replay - the recording decides the interval unless one is given,
+ * which resamples it; -EDOM: an interval that cannot
+ */
 static int open_replay(struct source *src, struct iowstat_meta *m,
 		       struct cmd_result *c)
 {
@@ -109,7 +112,9 @@ static int open_replay(struct source *src, struct iowstat_meta *m,
 
 	if (err)
 		return err;
-	if (!env.have_interval && replay_count(src->rp) > 1) {
+	if (env.have_interval)
+		return replay_resample(src->rp, env.interval) ? -EDOM : 0;
+	if (replay_count(src->rp) > 1) {
 		env.have_interval = true;
 		env.interval = m->interval ? m->interval : 1;
 	}
@@ -159,8 +164,8 @@ static int run(struct source *src)
 
 	err = env.replay ? open_replay(src, &m, &c) : open_live(src, &m);
 	if (err)
-		return env.replay || err == -ENOMEM || err == -EIO ||
-		       err == -ENODATA ? 1 : EXIT_USAGE;
+		return (env.replay && err != -EDOM) || err == -ENOMEM ||
+		       err == -EIO || err == -ENODATA ? 1 : EXIT_USAGE;
 	src->interval = env.interval;
 	if (env.cmd_given) {
 		err = run_cmd(&env, &m, src);
