@@ -16,6 +16,7 @@ import mmap
 import os
 import random
 import re
+import shlex
 import shutil
 import subprocess
 import sys
@@ -580,6 +581,17 @@ def preempt_rt():
             return f.read().strip() == "1"
     except OSError:
         return "PREEMPT_RT" in os.uname().version
+
+
+def exec_start(unit):
+    """The ExecStart= command of a systemd unit file, as systemd splits
+    it: continuation lines joined (the backslash becomes a space)"""
+    with open(unit) as f:
+        text = f.read().replace("\\\n", " ")
+    for line in text.splitlines():
+        if line.startswith("ExecStart="):
+            return shlex.split(line[len("ExecStart="):])
+    raise RuntimeError(f"no ExecStart= in {unit}")
 
 
 def skip_all(why):
