@@ -336,7 +336,7 @@ static void cmd_free(struct cmd_run *c)
  * Return: 0, or -errno when stdout could not take it (said)
  */
 static int report(const struct env *env, const struct iowstat_meta *m,
-		   const struct cmd_run *c, const struct cmd_result *res)
+		  const struct cmd_run *c, const struct cmd_result *res)
 {
 	struct cpu_sel every = { .given = true, .every = true };
 	const struct cpu_sel *sel = env->sel.given ? &env->sel : &every;
