@@ -412,7 +412,7 @@ static int view_first(struct view_run *v, struct source *src,
 		delta_compute(NULL, s0, v->d, &v->rs);
 		return view_sample(v, NULL, s0, 0);
 	}
-	return 0;
+	return out_flush(stdout);	/* the header: stop now if it failed */
 }
 
 static int view_loop(struct view_run *v, struct source *src,
