@@ -78,6 +78,7 @@ static int out_fd_close(void *cookie)
 	return o->err ? -1 : 0;
 }
 
+/* out_find - the stream out_open() made for @f, NULL if none */
 static struct out_stream *out_find(FILE *f)
 {
 	unsigned int i;
@@ -98,7 +99,7 @@ FILE *out_open(int fd, const char *name)
 	static const cookie_io_functions_t io = {
 		.write = out_write, .close = out_fd_close,
 	};
-	struct out_stream *o = out_find(NULL);
+	struct out_stream *o = NULL;
 	unsigned int i;
 
 	for (i = 0; i < OUT_STREAMS && !o; i++)
