@@ -136,10 +136,13 @@ def json_parses_and_keeps_sysstat_keys():
     check(st[0]["psi-io"]["some-total-us"] == 1250000, "psi")
     load = st[0]["cpu-load"]
     check([c["cpu"] for c in load] == ["all", "0", "1"], "cpu rows")
-    keys = ("usr nice sys iowait irq soft steal guest gnice idle kidle "
-            "kiowait xidle xiowait xblk xblkany xerr").split()
+    keys = ("usr nice sys iowait irq soft steal guest gnice idle "
+            "kernel-idle kernel-iowait xidle xiowait xblk xblkany "
+            "err").split()
     check(list(load[0].keys()) == ["cpu"] + keys, list(load[0].keys()))
-    check(load[1]["xiowait"] == 20.0 and load[1]["kidle"] == 60.0, "cpu0")
+    check(load[1]["xiowait"] == 20.0 and load[1]["kernel-idle"] == 60.0 and
+          load[1]["kernel-iowait"] == 10.0 and load[1]["err"] == -10.0,
+          "cpu0: the -P row's %idle %iowait %xiowait %err")
     # /proc/stat interval 1: 60 us, 30 sy, 150 id, 50 wa, 10 soft of 300
     check(load[0]["usr"] == 20.0 and load[0]["iowait"] == 16.67, "sysstat")
 
@@ -333,10 +336,15 @@ GETOPT_ERRORS = [
 ]
 
 
+def expect_usage_errors(cases, *before):
+    """each (args, message): exit 2, that one line, nothing on stdout"""
+    for args, err in cases:
+        expect(run(*before, *args), 2, r"^iowstat: " + err, out="")
+
+
 @test
 def err_getopt_messages():
-    for args, err in GETOPT_ERRORS:
-        expect(run(*args), 2, r"^iowstat: " + err, out="")
+    expect_usage_errors(GETOPT_ERRORS)
 
 
 @test
@@ -381,8 +389,7 @@ REFUSED = [
 
 @test
 def err_refused_combinations():
-    for args, err in REFUSED:
-        expect(run(*args), 2, r"^iowstat: " + err, out="")
+    expect_usage_errors(REFUSED)
 
 
 @test
@@ -498,7 +505,7 @@ def cmd_record_replays_summary():
     res = run("--record", rec, "--", "sh", "-c", "sleep 0.1; true",
               env={"IOWSTAT_DEBUGFS": d})
     expect(res, 0)
-    check(re.search(r"^Tree: +procs threads +thread-s ", res.stderr, re.M),
+    check(re.search(r"^Tree: +unit +thread-s +user ", res.stderr, re.M),
           "live: Tree rows: %r" % res.stderr)
     again = run("--replay", rec)
     expect(again, 0)
@@ -525,11 +532,12 @@ TREE_FILE = ("have_tree 1\nhave_iowait 1\nprocesses 3\nthreads 4\n"
 # 4.368 s: 7.39 (0.323), 4.81 (0.210), 1.10 (0.048), 33.86 (1.479),
 # 52.84 (2.308), 33.17 (1.449); "left 1": one line says so
 TREE_ROWS = (
-    "\nTree:       procs threads  thread-s     user      sys     runq"
+    "\nTree:       3 processes, 4 threads\n"
+    "Tree:       unit  thread-s     user      sys     runq"
     "   iowait    other   iowblk       wa\n"
-    "Tree:           3       4     4.368    0.323    0.210    0.048"
+    "Tree:          s     4.368    0.323    0.210    0.048"
     "    1.479    2.308    1.449    1.467\n"
-    "Tree:                   %    100.00     7.39     4.81     1.10"
+    "Tree:          %    100.00     7.39     4.81     1.10"
     "    33.86    52.84    33.17\n"
     "Tree:       1 processes of the tree still ran at the end: not "
     "counted, moved back to iowstat's cgroup\n")
@@ -563,13 +571,12 @@ def cmd_replay_tree_by_hand():
 
 @test
 def err_cmd_replay_refuses_view_options():
-    for args, err in ((("-n",), r"-n shapes vmstat's lines, which a "
-                       r"recording of -- CMD does not print"),
-                      (("1", "2"), r"a recording of -- CMD samples until "
-                       r"CMD ends: give no count"),
-                      (("--top",), r"--top and a recording of -- CMD")):
-        expect(run("--replay", cmd_rec(), *args), 2, r"^iowstat: " + err,
-               out="")
+    expect_usage_errors(((("-n",), r"-n shapes vmstat's lines, which a "
+                          r"recording of -- CMD does not print"),
+                         (("1", "2"), r"a recording of -- CMD samples until "
+                          r"CMD ends: give no count"),
+                         (("--top",), r"--top and a recording of -- CMD")),
+                        "--replay", cmd_rec())
 
 
 @test
@@ -588,6 +595,80 @@ def cmd_replay_damaged_tree():
     line = open(path).read().split("\n").index("threads 4x") + 1
     expect_bad(path, r"bad\.rec:%d: sample 1: iowstat:tree line 4: bad "
                r"number" % line)
+
+
+# --- every key documented, each saying whose figure it is ----------------
+
+def json_keys(doc):
+    """every key of a json document, at any depth"""
+    if isinstance(doc, dict):
+        return set(doc) | set().union(*map(json_keys, doc.values()))
+    if isinstance(doc, list):
+        return set().union(set(), *map(json_keys, doc))
+    return set()
+
+
+def man_section(title):
+    """the text of a section of iowstat.8, roff's \\- as -"""
+    with open(os.path.join(iow.REPO, "man", "iowstat.8")) as f:
+        text = f.read().replace("\\-", "-")
+    start = text.index('.SS "%s"' % title)
+    end = min(text.find(h, start + 1) for h in (".SS", ".SH"))
+    return text[start:end]
+
+
+@test
+def json_and_csv_keys_documented():
+    """every key that -o json and every column that -o csv print, of every
+    view, in the one place that says whose figure it is"""
+    doc = man_section("Keys of -o json and -o csv")
+    top = os.path.join(iow.FIXTURES, "top.rec")
+    runs = [(REC, "-P", "ALL"), (top, "--top"), (top, "--top", "--cgroup"),
+            (cmd_rec(),)]
+    keys = set()
+    for args in runs:
+        res = run("--replay", *args, "-o", "json")
+        expect(res, 0)
+        keys |= json_keys(json.loads(res.stdout))
+        res = run("--replay", *args, "-o", "csv")
+        expect(res, 0)
+        keys |= set(res.stdout.split("\n", 1)[0].split(","))
+    missing = sorted(k for k in keys if not re.search(
+        r"(?<![\w-])%s(?![\w-])" % re.escape(k), doc))
+    check(not missing, "not in iowstat.8's keys: %s" % " ".join(missing))
+    check(len(keys) > 70, "%d keys: every view's" % len(keys))
+
+
+DELAYACCT = "/proc/sys/kernel/task_delayacct"
+
+
+@test
+def blkio_delay_only_with_delay_accounting():
+    """blkio-delay-ns is delay accounting's figure: there only when
+    kernel.task_delayacct is on, left out (not 0) when it is off; a
+    recording keeps which"""
+    if os.geteuid() or not os.path.exists(DELAYACCT):
+        raise iow.Skip("needs root (taskstats) and %s" % DELAYACCT)
+    d = fake_debugfs(good_cpus())
+    rec = os.path.join(TMP, "delayacct.rec")
+    was = open(DELAYACCT).read()
+    try:
+        for on in (0, 1):
+            with open(DELAYACCT, "w") as f:
+                f.write("%d\n" % on)
+            res = run("--record", rec, "-o", "json", "--", "true",
+                      env={"IOWSTAT_DEBUGFS": d})
+            expect(res, 0)
+            tree = json.loads(res.stdout)["sysstat"]["hosts"][0][
+                "command"]["tree"]
+            check(("blkio-delay-ns" in tree) == bool(on) and
+                  tree["threads"] >= 1, "task_delayacct %d: %r" % (on, tree))
+            again = json.loads(run("--replay", rec, "-o", "json").stdout)
+            check(again["sysstat"]["hosts"][0]["command"]["tree"] == tree,
+                  "task_delayacct %d: replayed %r" % (on, again))
+    finally:
+        with open(DELAYACCT, "w") as f:
+            f.write(was)
 
 
 # --- the bash completion ------------------------------------------------
