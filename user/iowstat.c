@@ -33,22 +33,57 @@ static void set_exit_handlers(void)
 }
 
 /*
- * pick_backend - the module's debugfs files; with --bpf, or when the
- * module is not loaded but iowstat --bpf attach left its state, BPF
+ * no_backend - the first run's one message: neither backend is there, and
+ * both ways to have one; @attached < 0: without root, iowstat cannot see
+ * whether a BPF backend is attached (systemd mounts bpffs 0700)
  */
-static struct iowstat_backend *pick_backend(void)
+static void no_backend(int attached)
 {
 #if IOWSTAT_HAVE_BPF
-	if (env.bpf || (!debugfs_module_present() && iowstat_bpf_attached()))
-		return &bpf_backend;
-	return &debugfs_backend;
+	if (attached < 0) {
+		err_msg("must be root: no iowprobe module is loaded, and only "
+			"root can see whether a BPF backend is attached at %s "
+			"(try sudo)\n", iowstat_bpf_pin_dir());
+		return;
+	}
+	err_msg("no iowprobe module is loaded and no BPF backend is attached: "
+		"load the module (modprobe iowprobe, or insmod iowprobe.ko), "
+		"or measure with BPF (iowstat --bpf for one run, iowstat --bpf "
+		"attach to keep it attached)\n");
 #else
-	if (!env.bpf)
-		return &debugfs_backend;
-	err_msg("--bpf: this iowstat was built without BPF support "
-		"(rebuild with: make -C user BPF=1)\n");
-	return NULL;
+	(void)attached;
+	err_msg("the iowprobe module is not loaded: load it: modprobe "
+		"iowprobe (or insmod iowprobe.ko)\n");
 #endif
+}
+
+/*
+ * pick_backend - the module's debugfs files; with --bpf, or when the
+ * module is not loaded but iowstat --bpf attach left its state, BPF;
+ * @fresh: BPF that loads its programs for this run only
+ */
+static struct iowstat_backend *pick_backend(bool *fresh)
+{
+	int attached = 0;
+
+	*fresh = false;
+	if (!env.bpf && debugfs_module_present())
+		return &debugfs_backend;
+#if IOWSTAT_HAVE_BPF
+	attached = iowstat_bpf_attached();
+	if (env.bpf || attached > 0) {
+		*fresh = attached <= 0;
+		return &bpf_backend;
+	}
+#else
+	if (env.bpf) {
+		err_msg("--bpf: this iowstat was built without BPF support "
+			"(rebuild with: make -C user BPF=1)\n");
+		return NULL;
+	}
+#endif
+	no_backend(attached);
+	return NULL;
 }
 
 /* bpf_command - --bpf attach or detach; the process exit status */
@@ -85,9 +120,17 @@ static int open_live(struct source *src, struct iowstat_meta *m)
 {
 	int err;
 
-	src->be = pick_backend();
+	src->be = pick_backend(&src->fresh);
 	if (!src->be)
 		return -EOPNOTSUPP;
+	/* Prometheus would read a counter that starts at every run as resets */
+	if (src->fresh && env.out == OUT_PROM) {
+		err_msg("-o prom --bpf: without an attached BPF backend the "
+			"counters would start again at every run; attach it "
+			"once: iowstat --bpf attach (contrib/iowstat-bpf.service "
+			"at boot)\n");
+		return -EINVAL;
+	}
 	err = src->be->open(src->be);
 	if (!err && env.top)
 		err = src->be->owners_check(src->be, env.cgroup ?

@@ -243,6 +243,21 @@ def since_load(k):
              "of the exact one, never over 100%")
 
 
+def mounts_debugfs(k):
+    """With the module loaded and debugfs unmounted (in a mount namespace
+    of the test's own), iowstat mounts debugfs where it belongs, says so,
+    and reads the module."""
+    r = subprocess.run(["unshare", "--mount", "--propagation", "private",
+                        "sh", "-c", 'umount /sys/kernel/debug && "$1" 1 1 '
+                        '&& stat -f -c %T /sys/kernel/debug', "sh", IOWSTAT],
+                       capture_output=True, text=True, timeout=60 *
+                       iow.SLOWDOWN)
+    k.result(r.returncode == 0 and r.stdout.endswith("debugfs\n") and
+             "iowstat: mounted debugfs on /sys/kernel/debug" in r.stderr,
+             "debugfs unmounted: iowstat mounts it and reads the module",
+             [f"exit {r.returncode}", r.stderr.strip(), r.stdout.strip()])
+
+
 def kernel_view(k):
     """From 7.2 on, the kernel keeps one idle and one iowait figure: nohz
     idle stretches land in kcpustat itself ("tick/sched: Unify idle cputime
@@ -264,10 +279,10 @@ def kernel_view(k):
 
 def main():
     iow.need_test_box()
-    k = iow.Ktap(13)
+    k = iow.Ktap(14)
     with iow.module_for(k):
-        iow.run_each(k, (kernel_view, since_load, beside_vmstat,
-                         cmd_ground_truth))
+        iow.run_each(k, (kernel_view, since_load, mounts_debugfs,
+                         beside_vmstat, cmd_ground_truth))
     k.finish()
 
 

@@ -595,6 +595,18 @@ def skip_all(why):
     sys.exit(4)
 
 
+def need_bpf_here(iowstat):
+    """Skip the whole test unless iowstat can load BPF programs here: as
+    root, built, and built with libbpf (bpf/bpf.mk)"""
+    if os.geteuid() != 0:
+        skip_all("loading BPF programs needs root")
+    if not os.access(iowstat, os.X_OK):
+        skip_all(f"{iowstat} not built: make -C user")
+    if "libbpf" not in subprocess.run(["ldd", iowstat], capture_output=True,
+                                      text=True).stdout:
+        skip_all("iowstat built without BPF: make -C user BPF=1")
+
+
 def random_file(path, mb):
     """mb MiB of random bytes at path, written through to the disk"""
     with open(path, "wb") as f:
