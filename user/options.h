@@ -36,7 +36,9 @@ struct env {
 
 /* Return: 0 to run, 1 when --help/--version printed, -EINVAL on misuse. */
 int options_parse(int argc, char **argv, struct env *env);
-/* a -- CMD run, or a recording of one: Return 0 or -EINVAL (said why) */
+/* options_check.c: Return 0 or -EINVAL (said why) */
+int options_check(struct env *env);
+/* a -- CMD run, or a recording of one */
 int options_check_cmd(const struct env *env);
 
 #endif /* IOWSTAT_OPTIONS_H */
