@@ -171,6 +171,8 @@ static int run(struct source *src)
 		err = run_cmd(&env, &m, src);
 		return err < 0 ? 1 : err;
 	}
+	if (c.valid && env.out != OUT_PROM && options_check_cmd(&env))
+		return EXIT_USAGE;	/* a recording of -- CMD: its summary */
 	set_exit_handlers();
 	if (c.valid && env.out != OUT_PROM)
 		err = run_cmd_replay(&env, &m, &c, src);

@@ -368,6 +368,7 @@ static void tree_begin(struct cmd_run *c, struct iowstat_backend *be)
 	int err;
 
 	prctl(PR_SET_CHILD_SUBREAPER, 1);
+	tree_start(&c->tree);
 	err = taskstats_listen(&c->ts);
 	if (err == -EPERM || err == -EACCES)
 		snprintf(c->no_tree, sizeof(c->no_tree),

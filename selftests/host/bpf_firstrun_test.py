@@ -106,7 +106,7 @@ def check_json_csv(k, env):
     r, took = iowstat(env, "--bpf", "-o", "json")
     try:
         st = json.loads(r.stdout)["sysstat"]["hosts"][0]["statistics"]
-        load = {x["cpu"]: (x["kidle"] + x["kiowait"],
+        load = {x["cpu"]: (x["kernel-idle"] + x["kernel-iowait"],
                            x["xidle"] + x["xiowait"])
                 for x in st[0]["cpu-load"]}
     except (ValueError, KeyError, IndexError):

@@ -218,7 +218,7 @@ def check_load(where, load):
             if k == "cpu":
                 continue
             e = check_pct("%s cpu %s" % (where, row["cpu"]), k, float(x),
-                          k == "xerr")
+                          k == "err")
             if e:
                 errs.append(e)
     return errs
