@@ -590,8 +590,8 @@ def cmd_replay_tree_by_hand():
 def err_cmd_replay_refuses_view_options():
     expect_usage_errors(((("-n",), r"-n shapes vmstat's lines, which a "
                           r"recording of -- CMD does not print"),
-                         (("1", "2"), r"a recording of -- CMD samples until "
-                          r"CMD ends: give no count"),
+                         (("1", "2"), r"\S+ is a -- CMD recording, whose "
+                          r"summary covers the whole run: give no interval"),
                          (("--top",), r"--top and a recording of -- CMD")),
                         "--replay", cmd_rec())
 
