@@ -367,7 +367,7 @@ static int bpf_open(struct iowstat_backend *be)
 	(void)be;
 	libbpf_set_print(libbpf_print);
 	set_tick();
-	if (bpf_pin_present())
+	if (bpf_pin_present() > 0)
 		return bpf_pin_open(&st);
 	return bpf_load();
 }
@@ -629,7 +629,7 @@ int iowstat_bpf_attach(void)
 	int err;
 
 	libbpf_set_print(libbpf_print);
-	if (bpf_pin_present()) {
+	if (bpf_pin_present() > 0) {
 		err_msg("--bpf: already attached at %s; to start again: "
 			"iowstat --bpf detach, then attach\n", bpf_pin_dir());
 		return 0;

@@ -33,6 +33,7 @@
 
 #include "backend.h"
 #include "backend_bpf.h"
+#include "mounts.h"
 #include "util.h"
 
 #define BPF_FS_MAGIC	0xcafe4a11	/* include/uapi/linux/magic.h */
@@ -58,13 +59,25 @@ static void pin_path(char *buf, size_t n, const char *name)
 	snprintf(buf, n, "%s/%s", bpf_pin_dir(), name);
 }
 
-/* bpf_pin_present() - whether iowstat --bpf attach has left its state */
+/**
+ * bpf_pin_present() - whether iowstat --bpf attach has left its state
+ * Return: 1 there (maybe readable by root only), 0 not, -EACCES: cannot
+ * tell without root (systemd mounts bpffs 0700).
+ */
 int bpf_pin_present(void)
 {
 	char path[PATH_MAX];
+	struct stat st;
 
 	pin_path(path, sizeof(path), PIN_META);
-	return access(path, F_OK) == 0;
+	if (!access(path, F_OK))
+		return 1;
+	if (errno != EACCES)
+		return 0;
+	/* its directory (0700) is not ours to search, but it is there */
+	if (!stat(bpf_pin_dir(), &st))
+		return 1;
+	return errno == EACCES ? -EACCES : 0;
 }
 
 int iowstat_bpf_attached(void)
@@ -72,7 +85,15 @@ int iowstat_bpf_attached(void)
 	return bpf_pin_present();
 }
 
-/* on_bpffs() - the pin directory's parent is a mounted bpffs */
+const char *iowstat_bpf_pin_dir(void)
+{
+	return bpf_pin_dir();
+}
+
+/*
+ * on_bpffs() - the pin directory's parent is a mounted bpffs; the
+ * standard one (/sys/fs/bpf) is mounted if it is not, as systemd does
+ */
 static int on_bpffs(void)
 {
 	char parent[PATH_MAX], *slash;
@@ -82,12 +103,14 @@ static int on_bpffs(void)
 	slash = strrchr(parent, '/');
 	if (slash && slash != parent)
 		*slash = '\0';
-	if (statfs(parent, &sfs) || sfs.f_type != BPF_FS_MAGIC) {
-		err_msg("--bpf: %s is not a bpffs; mount it: mount -t bpf "
-			"none %s\n", parent, parent);
-		return -ENODEV;
-	}
-	return 0;
+	if (!statfs(parent, &sfs) && sfs.f_type == BPF_FS_MAGIC)
+		return 0;
+	if (!strcmp(bpf_pin_dir(), IOWSTAT_BPF_PIN_DIR) &&
+	    !mount_standard("bpf", parent, "mode=0700"))
+		return 0;
+	err_msg("--bpf: %s is not a bpffs; mount it: mount -t bpf "
+		"none %s\n", parent, parent);
+	return -ENODEV;
 }
 
 /* remove_dir() - unpin everything in the directory, then the directory */
@@ -259,10 +282,14 @@ static int open_map(const char *name, __u32 value_size, __u32 *entries)
 
 	pin_path(path, sizeof(path), name);
 	fd = bpf_obj_get(path);
+	if (fd < 0 && (errno == EACCES || errno == EPERM)) {
+		err_msg("must be root: the BPF backend attached at %s is "
+			"readable by root only (try sudo)\n", bpf_pin_dir());
+		return -EACCES;
+	}
 	if (fd < 0) {
 		fd = -errno;
-		err_msg("--bpf: cannot open %s: %s%s\n", path, strerror(-fd),
-			fd == -EACCES || fd == -EPERM ? " (run as root)" : "");
+		err_msg("--bpf: cannot open %s: %s\n", path, strerror(-fd));
 		return fd;
 	}
 	memset(&info, 0, sizeof(info));

@@ -42,10 +42,14 @@ extern struct iowstat_backend debugfs_backend;
 
 #ifdef IOWSTAT_BPF
 extern struct iowstat_backend bpf_backend;
-/* --bpf attach and detach, and whether a pinned state is there to read */
+/*
+ * --bpf attach and detach, and whether a pinned state is there to read:
+ * 1 yes, 0 no, -EACCES cannot tell without root
+ */
 int iowstat_bpf_attach(void);
 int iowstat_bpf_detach(void);
 int iowstat_bpf_attached(void);
+const char *iowstat_bpf_pin_dir(void);
 #define IOWSTAT_HAVE_BPF	1
 #else
 #define IOWSTAT_HAVE_BPF	0

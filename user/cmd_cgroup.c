@@ -14,9 +14,16 @@
  * root, so CMD stays under the limits and weights it would have had
  * without iowstat.  The child joins it itself before exec, so every
  * descendant is born in it.
+ *
+ * A run killed by SIGKILL cannot remove its cgroup, and cgroup v2 never
+ * removes one by itself; so each run first removes, beside the one it
+ * makes, the iowstat-PID cgroups of runs that are gone (rmdir() takes
+ * only an empty cgroup: one whose orphans still run stays until then).
  */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -51,6 +58,44 @@ static int own_cgroup(char *path, size_t n)
 	}
 	free(buf);
 	return err;
+}
+
+/* stale_pid - the PID of an "iowstat-PID" cgroup whose run is gone, or 0 */
+static pid_t stale_pid(const char *name)
+{
+	uint32_t pid;
+
+	if (strncmp(name, "iowstat-", 8) || parse_u32(name + 8, 1, INT32_MAX,
+						      &pid))
+		return 0;
+	return kill((pid_t)pid, 0) && errno == ESRCH ? (pid_t)pid : 0;
+}
+
+/* sweep_stale - remove the empty cgroups of gone runs beside @ours */
+static void sweep_stale(const char *ours)
+{
+	char path[PATH_MAX], *slash;
+	struct dirent *de;
+	size_t n;
+	DIR *d;
+
+	snprintf(path, sizeof(path), "%s", ours);
+	slash = strrchr(path, '/');
+	*slash = '\0';
+	d = opendir(path);
+	if (!d)
+		return;
+	n = slash - path;
+	while ((de = readdir(d))) {
+		if (de->d_type != DT_DIR || !stale_pid(de->d_name) ||
+		    n + 1 + strlen(de->d_name) >= sizeof(path))
+			continue;
+		path[n] = '/';
+		strcpy(path + n + 1, de->d_name);
+		rmdir(path);	/* EBUSY: its orphans still run */
+		path[n] = '\0';
+	}
+	closedir(d);
 }
 
 /**
@@ -92,6 +137,7 @@ int cmd_cgroup_make(struct cmd_cgroup *cg, struct iowstat_backend *be,
 		snprintf(why, n, "iowstat's cgroup path is too long");
 		return -ENAMETOOLONG;
 	}
+	sweep_stale(cg->dir);
 	if (mkdir(cg->dir, 0755) || stat(cg->dir, &st)) {
 		err = -errno;
 		snprintf(why, n, "cannot make %.120s: %s", cg->dir,

@@ -27,6 +27,30 @@
 #define PID_LIMIT	(4u * 1024 * 1024)
 #define BITS		(8 * sizeof(unsigned long))
 
+#define DELAYACCT_PATH	"/proc/sys/kernel/task_delayacct"
+
+/* delayacct_on - the kernel keeps delay accounting now (blkio_delay_total
+ * grows only while it does; a kernel without it has no such file)
+ */
+static bool delayacct_on(void)
+{
+	size_t len;
+	char *buf;
+	bool on;
+
+	if (read_whole_file(DELAYACCT_PATH, &buf, &len))
+		return false;
+	on = len > 0 && buf[0] == '1';
+	free(buf);
+	return on;
+}
+
+/* tree_start() - before CMD starts: what the end will compare with */
+void tree_start(struct cmd_tree *t)
+{
+	t->delayacct = delayacct_on();
+}
+
 /* tree_add() - keep @e (a thread_exit_fn); on no memory, say so later */
 void tree_add(const struct thread_exit *e, void *tree)
 {
@@ -139,6 +163,7 @@ int tree_sum(const struct cmd_tree *t, uint32_t self, struct tree_parts *p)
 		if (in[i])
 			add(p, &t->e[i]);
 	p->have_tree = true;
+	p->have_blkio = t->delayacct && delayacct_on();
 	free(tgids);
 	free(in);
 	return 0;
@@ -182,6 +207,7 @@ static const struct tree_field tree_fields[] = {
 	{ "tick_ns", offsetof(struct tree_parts, tick_ns), TF_U64 },
 	{ "runq_ns", offsetof(struct tree_parts, runq_ns), TF_U64 },
 	{ "blkio_ns", offsetof(struct tree_parts, blkio_ns), TF_U64 },
+	{ "have_blkio", offsetof(struct tree_parts, have_blkio), TF_BOOL },
 	{ "iowait_ns", offsetof(struct tree_parts, iowait_ns), TF_U64 },
 	{ "iowait_blk_ns", offsetof(struct tree_parts, iowait_blk_ns), TF_U64 },
 	{ "wa_ns", offsetof(struct tree_parts, wa_ns), TF_U64 },

@@ -20,6 +20,7 @@
  * @runq_ns:    runnable, waiting for a CPU
  * @blkio_ns:   delay accounting's iowait; 0 while kernel.task_delayacct
  *              is off
+ * @have_blkio: it was on from CMD's start to its end: @blkio_ns counts
  * @iowait_ns, @iowait_blk_ns, @wa_ns: the module's row for CMD's cgroup,
  *              when @have_iowait: wait_ns, wait_blk_ns, wa_ns
  * @other_ns:   sleep that is not iowait (with !@have_iowait: all sleep);
@@ -33,7 +34,7 @@ struct tree_parts {
 	uint64_t thread_ns;
 	uint64_t user_ns, sys_ns, tick_ns;
 	uint64_t runq_ns, blkio_ns;
-	bool have_tree, have_iowait;
+	bool have_tree, have_iowait, have_blkio;
 	uint64_t iowait_ns, iowait_blk_ns, wa_ns;
 	int64_t other_ns;
 	unsigned int left;
@@ -55,8 +56,10 @@ struct cmd_tree {
 	struct thread_exit *e;
 	size_t n, cap;
 	bool oom;
+	bool delayacct;		/* kernel.task_delayacct on when CMD began */
 };
 
+void tree_start(struct cmd_tree *t);
 void tree_add(const struct thread_exit *e, void *tree);
 int tree_sum(const struct cmd_tree *t, uint32_t self, struct tree_parts *p);
 void tree_split_cpu(const struct thread_exit *e, uint64_t *user,

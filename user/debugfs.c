@@ -15,10 +15,14 @@
 
 #include "backend.h"
 #include "debugfs.h"
+#include "mounts.h"
 #include "sample.h"
 #include "util.h"
 
 #define DEBUGFS_MAGIC	0x64626720	/* include/uapi/linux/magic.h */
+/* there while the module is loaded, whether debugfs is mounted or not */
+#define SYSFS_MODULES	"/sys/module"
+#define SYSFS_MODULE	SYSFS_MODULES "/iowprobe"
 
 const char *const debugfs_err_abi = "unknown ABI";
 
@@ -152,12 +156,12 @@ static int not_mounted(void)
 	return -ENODEV;
 }
 
+/* not_loaded - the module went away since iowstat looked */
 static int not_loaded(void)
 {
 	err_msg("the iowprobe module is not loaded (no %s/iowprobe); "
-		"load it: modprobe iowprobe (or insmod iowprobe.ko)%s\n",
-		dbg.root, IOWSTAT_HAVE_BPF ? ", or attach the BPF backend: "
-		"iowstat --bpf attach" : "");
+		"load it: modprobe iowprobe (or insmod iowprobe.ko)\n",
+		dbg.root);
 	return -ENOENT;
 }
 
@@ -168,7 +172,10 @@ static int not_root(void)
 	return -EACCES;
 }
 
-/* check_mount - is there a debugfs (or, when overridden, a folder) */
+/*
+ * check_mount - is there a debugfs (or, when overridden, a folder); the
+ * module is loaded, so mount it where it belongs when it is not
+ */
 static int check_mount(void)
 {
 	struct statfs sfs;
@@ -177,9 +184,9 @@ static int check_mount(void)
 	if (dbg.overridden)
 		return stat(dbg.root, &st) || !S_ISDIR(st.st_mode) ?
 			not_mounted() : 0;
-	if (statfs(dbg.root, &sfs) || sfs.f_type != DEBUGFS_MAGIC)
-		return not_mounted();
-	return 0;
+	if (!statfs(dbg.root, &sfs) && sfs.f_type == DEBUGFS_MAGIC)
+		return 0;
+	return mount_standard("debugfs", dbg.root, NULL) ? not_mounted() : 0;
 }
 
 /* report_parse - word a parse failure; a foreign ABI is a usage error */
@@ -259,13 +266,16 @@ static void dbg_paths(void)
 }
 
 /*
- * debugfs_module_present() - whether the module's files are there: an
- * unreadable /sys/kernel/debug (not root) counts as there, so that the
- * debugfs backend says what is wrong
+ * debugfs_module_present() - whether the module is loaded: sysfs says so
+ * to anyone, debugfs mounted or not; without sysfs, or with
+ * IOWSTAT_DEBUGFS, whether its files are there or not readable, so that
+ * the debugfs backend says what is wrong
  */
 bool debugfs_module_present(void)
 {
 	dbg_paths();
+	if (!dbg.overridden && access(SYSFS_MODULES, F_OK) == 0)
+		return access(SYSFS_MODULE, F_OK) == 0;
 	return access(dbg.cpus, F_OK) == 0 || errno == EACCES;
 }
 

@@ -2,6 +2,7 @@
 #ifndef IOWSTAT_FMT_H
 #define IOWSTAT_FMT_H
 
+#include <stddef.h>
 #include <stdio.h>
 
 #include "delta.h"
@@ -9,6 +10,23 @@
 #include "snapshot.h"
 #include "view_cpus.h"
 #include "view_top.h"
+
+/*
+ * struct fmt_key - a key of a "cpu-load" entry (-o json) and its csv
+ * column: the percentage at @off of struct sys_row, sysstat's keys from
+ * /proc/stat's ticks as mpstat computes them, or of struct cpu_row,
+ * iowprobe's: the kernel's figures read at the same instant as its exact
+ * ones (-P's %idle %iowait), then its exact split (%xidle ...).  In
+ * order, each list ends with a NULL key; man/iowstat.8 describes each
+ * ("Keys of -o json and -o csv").
+ */
+struct fmt_key {
+	const char *json, *csv;
+	size_t off;
+};
+
+extern const struct fmt_key fmt_sys_keys[], fmt_cpu_keys[];
+double fmt_key_value(const struct fmt_key *k, const void *row);
 
 /* -o json: sysstat's "mpstat -o JSON" shape, new keys beside its own */
 void fmt_json_begin(FILE *f, const struct iowstat_meta *m,

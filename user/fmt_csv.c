@@ -11,25 +11,31 @@
 
 void fmt_csv_header(FILE *f)
 {
-	fputs("timestamp,cpu,usr,nice,sys,iowait,irq,soft,steal,guest,gnice,"
-	      "idle,kidle,kiowait,xidle,xiowait,xblk,xblkany,xerr,"
-	      "psi_some_total_us,psi_full_total_us\n", f);
+	const struct fmt_key *k;
+
+	fputs("timestamp,cpu", f);
+	for (k = fmt_sys_keys; k->csv; k++)
+		fprintf(f, ",%s", k->csv);
+	for (k = fmt_cpu_keys; k->csv; k++)
+		fprintf(f, ",%s", k->csv);
+	fputs(",psi_some_total_us,psi_full_total_us\n", f);
 }
 
 static void csv_row(FILE *f, const char *ts, const char *cpu,
 		    const uint64_t *t, const uint64_t *d,
 		    const struct iowstat_snapshot *s)
 {
+	const struct fmt_key *k;
 	struct sys_row y;
 	struct cpu_row r;
 
 	sys_row_compute(t, &y);
 	cpu_row_compute(d, &r);
-	fprintf(f, "%s,%s,%.2f,%.2f,%.2f,%.2f,%.2f,%.2f,%.2f,%.2f,%.2f,%.2f,",
-		ts, cpu, y.usr, y.nice, y.sys, y.iowait, y.irq, y.soft,
-		y.steal, y.guest, y.gnice, y.idle);
-	fprintf(f, "%.2f,%.2f,%.2f,%.2f,%.2f,%.2f,%.2f,", r.kidle, r.kiowait,
-		r.xidle, r.xiowait, r.xblk, r.xblkany, r.err);
+	fprintf(f, "%s,%s,", ts, cpu);
+	for (k = fmt_sys_keys; k->csv; k++)
+		fprintf(f, "%.2f,", fmt_key_value(k, &y));
+	for (k = fmt_cpu_keys; k->csv; k++)
+		fprintf(f, "%.2f,", fmt_key_value(k, &r));
 	if (s->have & HAVE_PSI)
 		fprintf(f, "%" PRIu64 ",%" PRIu64 "\n", s->psi_some_us,
 			s->psi_full_us);

@@ -13,6 +13,30 @@
 
 static unsigned int nsamples;
 
+#define SYS_KEY(name)	{ #name, #name, offsetof(struct sys_row, name) }
+
+const struct fmt_key fmt_sys_keys[] = {
+	SYS_KEY(usr), SYS_KEY(nice), SYS_KEY(sys), SYS_KEY(iowait),
+	SYS_KEY(irq), SYS_KEY(soft), SYS_KEY(steal), SYS_KEY(guest),
+	SYS_KEY(gnice), SYS_KEY(idle), { NULL, NULL, 0 }
+};
+
+#define CPU_KEY(json, csv, name) { json, csv, offsetof(struct cpu_row, name) }
+
+const struct fmt_key fmt_cpu_keys[] = {
+	CPU_KEY("kernel-idle", "kernel_idle", kidle),
+	CPU_KEY("kernel-iowait", "kernel_iowait", kiowait),
+	CPU_KEY("xidle", "xidle", xidle), CPU_KEY("xiowait", "xiowait", xiowait),
+	CPU_KEY("xblk", "xblk", xblk), CPU_KEY("xblkany", "xblkany", xblkany),
+	CPU_KEY("err", "err", err), { NULL, NULL, 0 }
+};
+
+/* fmt_key_value() - the percentage of key @k in @row */
+double fmt_key_value(const struct fmt_key *k, const void *row)
+{
+	return *(const double *)((const char *)row + k->off);
+}
+
 /* json_str - host names and releases are plain, but escape anyway */
 static void json_str(FILE *f, const char *s)
 {
@@ -53,21 +77,18 @@ void fmt_json_begin(FILE *f, const struct iowstat_meta *m,
 static void json_row(FILE *f, const char *cpu, const uint64_t *t,
 		     const uint64_t *d, bool last)
 {
+	const struct fmt_key *k;
 	struct sys_row s;
 	struct cpu_row r;
 
 	sys_row_compute(t, &s);
 	cpu_row_compute(d, &r);
-	fprintf(f, "\t\t\t\t\t\t{\"cpu\": \"%s\", \"usr\": %.2f, "
-		"\"nice\": %.2f, \"sys\": %.2f, \"iowait\": %.2f, "
-		"\"irq\": %.2f, \"soft\": %.2f, \"steal\": %.2f, "
-		"\"guest\": %.2f, \"gnice\": %.2f, \"idle\": %.2f, ",
-		cpu, s.usr, s.nice, s.sys, s.iowait, s.irq, s.soft, s.steal,
-		s.guest, s.gnice, s.idle);
-	fprintf(f, "\"kidle\": %.2f, \"kiowait\": %.2f, \"xidle\": %.2f, "
-		"\"xiowait\": %.2f, \"xblk\": %.2f, \"xblkany\": %.2f, "
-		"\"xerr\": %.2f}%s\n", r.kidle, r.kiowait, r.xidle, r.xiowait,
-		r.xblk, r.xblkany, r.err, last ? "" : ",");
+	fprintf(f, "\t\t\t\t\t\t{\"cpu\": \"%s\"", cpu);
+	for (k = fmt_sys_keys; k->json; k++)
+		fprintf(f, ", \"%s\": %.2f", k->json, fmt_key_value(k, &s));
+	for (k = fmt_cpu_keys; k->json; k++)
+		fprintf(f, ", \"%s\": %.2f", k->json, fmt_key_value(k, &r));
+	fprintf(f, "}%s\n", last ? "" : ",");
 }
 
 static unsigned int last_shown(const struct iowstat_delta *d,

@@ -3,7 +3,9 @@
  * fmt_prom.c - -o prom: the Prometheus text format for node_exporter's
  * textfile collector.  Own prefix "iowprobe_", never node_cpu_*: these
  * counters overlap (iowait and blk are parts of idle) and must not be
- * summed with node_exporter's.  Counters are seconds since module load.
+ * summed with node_exporter's.  Counters are seconds since module load,
+ * the kernel's own since boot (their HELP says which): rate() and
+ * increase() compare them, never their values.
  * Where the module has its cgroups file, the cgroups' figures follow,
  * labelled with the cgroup's path: as many series as the module keeps
  * rows (its cgroups= parameter, 1024 by default), less the cgroups whose
@@ -41,10 +43,10 @@ static const struct prom_metric metrics[] = {
 	  "Idle time while any block request was in flight.",
 	  IOWPROBE_COL_blk_any_ns, true, false },
 	{ "iowprobe_kernel_idle_seconds_total",
-	  "The kernel's idle time (as in /proc/stat), read with the above.",
+	  "The kernel's idle time since boot (/proc/stat), read with these.",
 	  IOWPROBE_COL_k_idle_ns, true, false },
 	{ "iowprobe_kernel_iowait_seconds_total",
-	  "The kernel's iowait time (as in /proc/stat), read with the above.",
+	  "The kernel's iowait since boot (/proc/stat), read with the above.",
 	  IOWPROBE_COL_k_iowait_ns, true, false },
 	{ "iowprobe_iowait_sleeps_total",
 	  "Sleeps in io_schedule() counted on this CPU.",

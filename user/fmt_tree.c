@@ -41,8 +41,8 @@ static void pct(FILE *f, int width, bool have, double ns, double of)
 static void tree_notes(FILE *f, const struct tree_parts *t)
 {
 	if (t->no_tree[0])
-		fprintf(f, "%-11s missing: thread-s, user, sys, runq, other: "
-			"%s\n", "Tree:", t->no_tree);
+		fprintf(f, "%-11s missing: processes, threads, thread-s, user, "
+			"sys, runq, other: %s\n", "Tree:", t->no_tree);
 	if (t->no_iowait[0])
 		fprintf(f, "%-11s missing: iowait, iowblk, wa: %s; other "
 			"includes iowait\n", "Tree:", t->no_iowait);
@@ -60,8 +60,9 @@ static void tree_notes(FILE *f, const struct tree_parts *t)
 }
 
 /**
- * fmt_text_tree() - a blank line, the header, the seconds of each part,
- * their share of the thread-seconds, then the notes
+ * fmt_text_tree() - a blank line, how many processes and threads, the
+ * header, the seconds of each part, their share of the thread-seconds
+ * (each row says its unit), then the notes
  */
 void fmt_text_tree(FILE *f, const struct tree_parts *t)
 {
@@ -70,14 +71,14 @@ void fmt_text_tree(FILE *f, const struct tree_parts *t)
 
 	if (!tree_printed(t))
 		return;
-	fprintf(f, "\n%-11s %5s %7s %9s %8s %8s %8s %8s %8s %8s %8s\n",
-		"Tree:", "procs", "threads", "thread-s", "user", "sys", "runq",
-		"iowait", "other", "iowblk", "wa");
-	fprintf(f, "%-11s", "Tree:");
+	fputc('\n', f);
 	if (tr)
-		fprintf(f, " %5u %7u", t->processes, t->threads);
-	else
-		fprintf(f, " %5s %7s", "-", "-");
+		fprintf(f, "%-11s %u processes, %u threads\n", "Tree:",
+			t->processes, t->threads);
+	fprintf(f, "%-11s %4s %9s %8s %8s %8s %8s %8s %8s %8s\n", "Tree:",
+		"unit", "thread-s", "user", "sys", "runq", "iowait", "other",
+		"iowblk", "wa");
+	fprintf(f, "%-11s %4s", "Tree:", "s");
 	sec(f, 9, tr, t->thread_ns);
 	sec(f, 8, tr, t->user_ns);
 	sec(f, 8, tr, t->sys_ns);
@@ -86,7 +87,7 @@ void fmt_text_tree(FILE *f, const struct tree_parts *t)
 	sec(f, 8, tr, t->other_ns);
 	sec(f, 8, io, t->iowait_blk_ns);
 	sec(f, 8, io, t->wa_ns);
-	fprintf(f, "\n%-11s %5s %7s", "Tree:", "", "%");
+	fprintf(f, "\n%-11s %4s", "Tree:", "%");
 	pct(f, 9, tr, t->thread_ns, all);
 	pct(f, 8, tr, t->user_ns, all);
 	pct(f, 8, tr, t->sys_ns, all);
@@ -124,8 +125,9 @@ void fmt_json_tree(FILE *f, const struct tree_parts *t)
 		fprintf(f, ", \"%s\": %" PRId64, t->have_iowait ?
 			"other-sleep-ns" : "sleep-ns", t->other_ns);
 		json_u64(f, "tick-ns", t->tick_ns);
-		json_u64(f, "blkio-delay-ns", t->blkio_ns);
 	}
+	if (t->have_tree && t->have_blkio)
+		json_u64(f, "blkio-delay-ns", t->blkio_ns);
 	if (t->have_iowait) {
 		json_u64(f, "iowait-ns", t->iowait_ns);
 		json_u64(f, "iowait-blk-ns", t->iowait_blk_ns);

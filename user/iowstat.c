@@ -33,22 +33,57 @@ static void set_exit_handlers(void)
 }
 
 /*
- * pick_backend - the module's debugfs files; with --bpf, or when the
- * module is not loaded but iowstat --bpf attach left its state, BPF
+ * no_backend - the first run's one message: neither backend is there, and
+ * both ways to have one; @attached < 0: without root, iowstat cannot see
+ * whether a BPF backend is attached (systemd mounts bpffs 0700)
  */
-static struct iowstat_backend *pick_backend(void)
+static void no_backend(int attached)
 {
 #if IOWSTAT_HAVE_BPF
-	if (env.bpf || (!debugfs_module_present() && iowstat_bpf_attached()))
-		return &bpf_backend;
-	return &debugfs_backend;
+	if (attached < 0) {
+		err_msg("must be root: no iowprobe module is loaded, and only "
+			"root can see whether a BPF backend is attached at %s "
+			"(try sudo)\n", iowstat_bpf_pin_dir());
+		return;
+	}
+	err_msg("no iowprobe module is loaded and no BPF backend is attached: "
+		"load the module (modprobe iowprobe, or insmod iowprobe.ko), "
+		"or measure with BPF (iowstat --bpf for one run, iowstat --bpf "
+		"attach to keep it attached)\n");
 #else
-	if (!env.bpf)
-		return &debugfs_backend;
-	err_msg("--bpf: this iowstat was built without BPF support "
-		"(rebuild with: make -C user BPF=1)\n");
-	return NULL;
+	(void)attached;
+	err_msg("the iowprobe module is not loaded: load it: modprobe "
+		"iowprobe (or insmod iowprobe.ko)\n");
 #endif
+}
+
+/*
+ * pick_backend - the module's debugfs files; with --bpf, or when the
+ * module is not loaded but iowstat --bpf attach left its state, BPF;
+ * @fresh: BPF that loads its programs for this run only
+ */
+static struct iowstat_backend *pick_backend(bool *fresh)
+{
+	int attached = 0;
+
+	*fresh = false;
+	if (!env.bpf && debugfs_module_present())
+		return &debugfs_backend;
+#if IOWSTAT_HAVE_BPF
+	attached = iowstat_bpf_attached();
+	if (env.bpf || attached > 0) {
+		*fresh = attached <= 0;
+		return &bpf_backend;
+	}
+#else
+	if (env.bpf) {
+		err_msg("--bpf: this iowstat was built without BPF support "
+			"(rebuild with: make -C user BPF=1)\n");
+		return NULL;
+	}
+#endif
+	no_backend(attached);
+	return NULL;
 }
 
 /* bpf_command - --bpf attach or detach; the process exit status */
@@ -66,7 +101,10 @@ static int bpf_command(void)
 #endif
 }
 
-/* open_replay - the recording decides the interval unless one is given */
+/*
+ * open_replay - the recording decides the interval unless one is given,
+ * which resamples it; -EDOM: an interval that cannot
+ */
 static int open_replay(struct source *src, struct iowstat_meta *m,
 		       struct cmd_result *c)
 {
@@ -74,7 +112,9 @@ static int open_replay(struct source *src, struct iowstat_meta *m,
 
 	if (err)
 		return err;
-	if (!env.have_interval && replay_count(src->rp) > 1) {
+	if (env.have_interval)
+		return replay_resample(src->rp, env.interval) ? -EDOM : 0;
+	if (replay_count(src->rp) > 1) {
 		env.have_interval = true;
 		env.interval = m->interval ? m->interval : 1;
 	}
@@ -85,9 +125,17 @@ static int open_live(struct source *src, struct iowstat_meta *m)
 {
 	int err;
 
-	src->be = pick_backend();
+	src->be = pick_backend(&src->fresh);
 	if (!src->be)
 		return -EOPNOTSUPP;
+	/* Prometheus would read a counter that starts at every run as resets */
+	if (src->fresh && env.out == OUT_PROM) {
+		err_msg("-o prom --bpf: without an attached BPF backend the "
+			"counters would start again at every run; attach it "
+			"once: iowstat --bpf attach (contrib/iowstat-bpf.service "
+			"at boot)\n");
+		return -EINVAL;
+	}
 	err = src->be->open(src->be);
 	if (!err && env.top)
 		err = src->be->owners_check(src->be, env.cgroup ?
@@ -116,13 +164,15 @@ static int run(struct source *src)
 
 	err = env.replay ? open_replay(src, &m, &c) : open_live(src, &m);
 	if (err)
-		return env.replay || err == -ENOMEM || err == -EIO ||
-		       err == -ENODATA ? 1 : EXIT_USAGE;
+		return (env.replay && err != -EDOM) || err == -ENOMEM ||
+		       err == -EIO || err == -ENODATA ? 1 : EXIT_USAGE;
 	src->interval = env.interval;
 	if (env.cmd_given) {
 		err = run_cmd(&env, &m, src);
 		return err < 0 ? 1 : err;
 	}
+	if (c.valid && env.out != OUT_PROM && options_check_cmd(&env))
+		return EXIT_USAGE;	/* a recording of -- CMD: its summary */
 	set_exit_handlers();
 	if (c.valid && env.out != OUT_PROM)
 		err = run_cmd_replay(&env, &m, &c, src);
@@ -138,10 +188,11 @@ int main(int argc, char **argv)
 	struct source src = { 0 };
 	int ret;
 
+	if (out_stdout())
+		return 1;
 	ret = options_parse(argc, argv, &env);
 	if (ret)
 		return ret > 0 ? 0 : EXIT_USAGE;
-	setvbuf(stdout, NULL, _IOLBF, 0);
 	if (env.bpf_cmd != BPF_READ)
 		return bpf_command();
 	ret = run(&src);

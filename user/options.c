@@ -7,6 +7,7 @@
 #include <getopt.h>
 #include <stdio.h>
 #include <string.h>
+#include <strings.h>
 
 #include "options.h"
 #include "util.h"
@@ -39,6 +40,11 @@ static const char *const usage_msg[] = {
 "      --bpf detach     detach it",
 "  -h, --help           this text",
 "  -V, --version        version",
+"",
+"-n -t -w -y -S shape vmstat's lines: not with -P, -o, --top or -- CMD.",
+"-- CMD takes an interval (how often to sample) but no count; -o prom",
+"takes neither, nor -P; --replay no --bpf.  Give an option with a value",
+"once.  -o json and csv keys: kernel-* the kernel's, x* iowprobe's exact.",
 "",
 "Columns after vmstat's own (each line starts with exactly vmstat's line):",
 "  xwa  exact iowait: % of all CPUs' time idle with a task in I/O wait",
@@ -90,7 +96,7 @@ static void usage(FILE *f)
 		fprintf(f, "%s\n", *l);
 }
 
-/* parse_unit - vmstat -S: only the first character counts, as there */
+/* parse_unit - vmstat -S: one character, nothing after it */
 static int parse_unit(const char *a, unsigned long *unit)
 {
 	static const struct {
@@ -102,13 +108,13 @@ static int parse_unit(const char *a, unsigned long *unit)
 	};
 	unsigned int i;
 
-	for (i = 0; i < ARRAY_SIZE(units); i++) {
+	for (i = 0; a[0] && !a[1] && i < ARRAY_SIZE(units); i++) {
 		if (a[0] == units[i].c) {
 			*unit = units[i].bytes;
 			return 0;
 		}
 	}
-	err_msg("-S requires k, K, m or M (default is KiB)\n");
+	err_msg("-S requires k, K, m, M or b, not \"%s\" (default is K)\n", a);
 	return -EINVAL;
 }
 
@@ -131,8 +137,12 @@ static int parse_cpus(const char *arg, struct env *env)
 {
 	if (!cpu_sel_parse(arg, &env->sel))
 		return 0;
-	err_msg("-P requires ALL or a list of CPUs like 0,2,4-7, not \"%s\"\n",
-		arg);
+	if (strcasecmp(arg, "ALL") == 0)
+		err_msg("-P requires ALL in capitals, as mpstat does, not "
+			"\"%s\"; did you mean -P ALL?\n", arg);
+	else
+		err_msg("-P requires ALL or a list of CPUs like 0,2,4-7, not "
+			"\"%s\"\n", arg);
 	return -EINVAL;
 }
 
@@ -151,8 +161,49 @@ static int parse_top(const char *arg, struct env *env)
 	return -EINVAL;
 }
 
+/* the long option whose value is @val: every short one has one */
+static const struct option *long_option(int val)
+{
+	const struct option *o;
+
+	for (o = long_options; o->name; o++)
+		if (o->val == val)
+			return o;
+	return NULL;
+}
+
+/*
+ * given_twice - an option with a value counts once: a second -o, -P,
+ * --record... would silently replace the first
+ */
+static int given_twice(int c, unsigned int *seen)
+{
+	static const int once[] = { 'S', 'P', 'o', 'T', OPT_RECORD,
+				    OPT_REPLAY };
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(once); i++) {
+		if (once[i] != c)
+			continue;
+		if (*seen & 1u << i) {
+			err_msg("--%s given twice; give it once\n",
+				long_option(c)->name);
+			return -EINVAL;
+		}
+		*seen |= 1u << i;
+	}
+	return 0;
+}
+
 static int parse_option(int c, const char *arg, struct env *env)
 {
+	bool vmstat_only = c == 'n' || c == 't' || c == 'w' || c == 'y' ||
+			   c == 'S';
+
+	if (vmstat_only && !env->vmstat_opt)
+		env->vmstat_opt = c;
+	if (c != OPT_BPF)
+		env->nopts++;
 	switch (c) {
 	case 'n':
 		env->one_header = true;
@@ -192,19 +243,58 @@ static int parse_option(int c, const char *arg, struct env *env)
 	return 0;
 }
 
-/* bad_option - one line for what getopt refused (its own text is off) */
-static int bad_option(int c, char **argv)
-{
-	const char *opt = argv[optind - 1];
+#define TRY_HELP	"; try 'iowstat --help'\n"
 
-	if (c == ':')
-		err_msg("option \"%s\" needs an argument; try 'iowstat "
-			"--help'\n", opt);
-	else if (optopt)
-		err_msg("unknown option \"-%c\"; try 'iowstat --help'\n",
-			optopt);
+/*
+ * bad_long - "--name[=arg]" that getopt_long refused, in its own words
+ * (with opterr set it would print them, and what to do on a line of its
+ * own): @val is the option's value when it was given an argument it does
+ * not take, 0 when no option or more than one begins with name
+ */
+static void bad_long(const char *word, int val)
+{
+	size_t len = strcspn(word + 2, "=");
+	char may[256] = "";
+	const struct option *o;
+	unsigned int n = 0;
+
+	if (val) {
+		err_msg("option '--%s' doesn't allow an argument" TRY_HELP,
+			long_option(val)->name);
+		return;
+	}
+	for (o = long_options; o->name; o++) {
+		if (strncmp(o->name, word + 2, len))
+			continue;
+		n++;
+		snprintf(may + strlen(may), sizeof(may) - strlen(may),
+			 " '--%s'", o->name);
+	}
+	if (n > 1)
+		err_msg("option '%s' is ambiguous; possibilities:%s" TRY_HELP,
+			word, may);
 	else
-		err_msg("unknown option \"%s\"; try 'iowstat --help'\n", opt);
+		err_msg("unrecognized option '%s'" TRY_HELP, word);
+}
+
+/*
+ * bad_option - one line for what getopt_long refused: @word is the
+ * argument it was reading, @c its return, '?' or ':' (missing argument)
+ */
+static int bad_option(int c, const char *word)
+{
+	bool is_long = word && strncmp(word, "--", 2) == 0;
+
+	if (c == ':' && is_long)
+		err_msg("option '--%s' requires an argument" TRY_HELP,
+			long_option(optopt)->name);
+	else if (c == ':')
+		err_msg("option requires an argument -- '%c'" TRY_HELP,
+			optopt);
+	else if (is_long)
+		bad_long(word, optopt);
+	else
+		err_msg("invalid option -- '%c'" TRY_HELP, optopt);
 	return -EINVAL;
 }
 
@@ -212,8 +302,7 @@ static int bad_option(int c, char **argv)
 static int parse_positional(char **args, int n, struct env *env)
 {
 	if (n > 2) {
-		err_msg("unexpected argument \"%s\"; try 'iowstat --help'\n",
-			args[2]);
+		err_msg("unexpected argument \"%s\"" TRY_HELP, args[2]);
 		return -EINVAL;
 	}
 	if (n >= 1) {
@@ -249,7 +338,7 @@ static int bpf_command(char **args, int n, struct env *env)
 		env->bpf_cmd = BPF_DETACH;
 	else
 		return 0;
-	if (n > 1 || env->cmd_given || env->record || env->replay) {
+	if (n > 1 || env->cmd_given || env->nopts) {
 		err_msg("--bpf %s takes nothing else; usage: iowstat --bpf "
 			"attach|detach\n", args[0]);
 		return -EINVAL;
@@ -279,67 +368,24 @@ static int split_command(int argc, char **argv, struct env *env)
 	return parse_positional(argv + first, i - first, env);
 }
 
-/* check_top - --top shows its own table, interval by interval */
-static int check_top(struct env *env)
-{
-	const char *other = env->sel.given ? "-P" :
-			    env->out == OUT_PROM ? "-o prom" :
-			    env->cmd_given ? "-- CMD" : NULL;
-
-	if (env->cgroup && !env->top) {
-		err_msg("--cgroup goes with --top: iowstat --top --cgroup\n");
-		return -EINVAL;
-	}
-	if (!env->top)
-		return 0;
-	if (other) {
-		err_msg("--top and %s exclude each other\n", other);
-		return -EINVAL;
-	}
-	/* one interval is the least it can show: as "--top 1 1" */
-	if (!env->have_interval && !env->replay) {
-		env->have_interval = true;
-		env->have_count = true;
-		env->count = 1;
-	}
-	return 0;
-}
-
-static int check_combination(struct env *env)
-{
-	if (env->cmd_given && !env->cmd[0]) {
-		err_msg("no command after \"--\"; usage: iowstat [options] "
-			"-- CMD [ARGS...]\n");
-		return -EINVAL;
-	}
-	if (env->cmd_given && env->replay) {
-		err_msg("--replay cannot run a command\n");
-		return -EINVAL;
-	}
-	if (env->out == OUT_PROM && env->have_interval && !env->replay) {
-		err_msg("-o prom prints one exposition; give no interval "
-			"(run it from a timer)\n");
-		return -EINVAL;
-	}
-	if (env->record && env->replay) {
-		err_msg("--record and --replay exclude each other\n");
-		return -EINVAL;
-	}
-	return check_top(env);
-}
-
 int options_parse(int argc, char **argv, struct env *env)
 {
+	unsigned int seen = 0;
+	const char *word;
 	int c, err;
 
 	env->unit = 1024;
 	env->interval = 1;
 	env->top_n = 10;	/* top's first screen */
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, "+:ntwyS:P:o:T::hV", long_options,
-				NULL)) != -1) {
+	opterr = 0;		/* its messages take two lines: ours, one */
+	for (;;) {
+		word = optind < argc ? argv[optind] : NULL;
+		c = getopt_long(argc, argv, "+:ntwyS:P:o:T::hV", long_options,
+				NULL);
+		if (c == -1)
+			break;
 		if (c == '?' || c == ':')
-			return bad_option(c, argv);
+			return bad_option(c, word);
 		if (c == 'h') {
 			usage(stdout);
 			return 1;
@@ -349,10 +395,12 @@ int options_parse(int argc, char **argv, struct env *env)
 			       IOWSTAT_VERSION);
 			return 1;
 		}
-		err = parse_option(c, optarg, env);
+		err = given_twice(c, &seen);
+		if (!err)
+			err = parse_option(c, optarg, env);
 		if (err)
 			return err;
 	}
 	err = split_command(argc, argv, env);
-	return err ? err : check_combination(env);
+	return err ? err : options_check(env);
 }

@@ -30,9 +30,15 @@ struct env {
 	bool top;			/* -T: who waits, per interval */
 	bool cgroup;			/* --cgroup: per cgroup, not process */
 	unsigned int top_n;		/* -T=N: rows per interval */
+	int vmstat_opt;			/* the first of -n -t -w -y -S given */
+	unsigned int nopts;		/* options given, but --bpf */
 };
 
 /* Return: 0 to run, 1 when --help/--version printed, -EINVAL on misuse. */
 int options_parse(int argc, char **argv, struct env *env);
+/* options_check.c: Return 0 or -EINVAL (said why) */
+int options_check(struct env *env);
+/* a -- CMD run, or a recording of one */
+int options_check_cmd(const struct env *env);
 
 #endif /* IOWSTAT_OPTIONS_H */

@@ -1,20 +1,27 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * record.c - --record: every raw sample, in the format replay.c reads.
+ * Each write goes through util.c's checked output: a full disk is said
+ * once, with the file's name and the real reason.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "record.h"
 #include "util.h"
 
 FILE *record_open(const char *path, const struct iowstat_meta *m)
 {
-	FILE *f = fopen(path, "we");
+	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
+	FILE *f = fd < 0 ? NULL : out_open(fd, path);
 
 	if (!f) {
 		err_msg("cannot create %s: %s\n", path, strerror(errno));
+		if (fd >= 0)
+			close(fd);
 		return NULL;
 	}
 	fprintf(f, "%s\n@meta hz %u\n@meta pagesize %u\n@meta interval %u\n"
@@ -24,7 +31,10 @@ FILE *record_open(const char *path, const struct iowstat_meta *m)
 	return f;
 }
 
-/* record_sample - one sample; flushed so an interrupted run keeps it */
+/*
+ * record_sample - one sample; flushed so an interrupted run keeps it
+ * Return: 0 or -errno (said).
+ */
 int record_sample(FILE *f, unsigned int n, const struct iowstat_raw *raw)
 {
 	unsigned int i;
@@ -37,7 +47,7 @@ int record_sample(FILE *f, unsigned int n, const struct iowstat_raw *raw)
 		fputc('\n', f);
 	}
 	fprintf(f, "@end %u\n", n);
-	return fflush(f) || ferror(f) ? -EIO : 0;
+	return out_flush(f);
 }
 
 int record_cmd(FILE *f, const struct cmd_result *c)
@@ -47,12 +57,10 @@ int record_cmd(FILE *f, const struct cmd_result *c)
 	if (c->have_runq)
 		fprintf(f, " %" PRIu64, c->runq_ns);
 	fputc('\n', f);
-	return fflush(f) ? -EIO : 0;
+	return out_flush(f);
 }
 
 int record_close(FILE *f)
 {
-	if (!f)
-		return 0;
-	return fclose(f) ? -EIO : 0;
+	return out_close(f);
 }

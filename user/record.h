@@ -33,6 +33,7 @@ int replay_open(const char *path, struct replay **rp,
 		struct iowstat_meta *m, struct cmd_result *c);
 int replay_next(struct replay *r, struct iowstat_snapshot *s);
 unsigned int replay_count(const struct replay *r);
+int replay_resample(struct replay *r, unsigned int interval);
 void replay_close(struct replay *r);
 
 /* For fuzzing: check a whole recording held in memory. */

@@ -17,25 +17,39 @@
  * iowstat, which skips the files it does not know, still reads the rest.
  * Replay reads the whole recording and checks every sample before
  * printing anything: a damaged recording gives one message with the
- * sample and line, never a wrong number.
+ * sample and line, never a wrong number.  It reads only as far as the
+ * parser has checked, plus what one line or one announced file needs,
+ * so a file that is not a recording is refused after its first read and
+ * a damaged one before it can take more memory than its largest file.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "record.h"
 #include "util.h"
 
 #define NEED_FILES	(HAVE_STAT | HAVE_VMSTAT | HAVE_MEMINFO | HAVE_CPUS)
 
+#define RP_READ		65536		/* the first read, the buffer's size */
+#define RP_LINE_MAX	4096		/* a line of iowstat's own */
+/* one recorded file: the largest, a procs table of 1048576 rows, is less */
+#define RP_FILE_MAX	(256u << 20)
+
 struct replay {
 	const char *name;
+	int fd;				/* -1 once read to its end */
 	char *buf;
-	struct span cur, body;
+	size_t len, cap;		/* bytes read into buf; its size */
+	struct span cur;		/* what is left to parse */
+	size_t body;			/* where the first sample begins */
 	unsigned int line, body_line;
 	unsigned int next, count;	/* next sample number; total */
+	unsigned int step;		/* replay every step-th sample */
 	uint64_t last_mono;
 	struct iowstat_meta meta;
 	struct cmd_result cmd;
@@ -58,12 +72,74 @@ static int rp_fail(struct replay *r, const char *fmt, ...)
 	return -EINVAL;
 }
 
-static bool rp_line(struct replay *r, struct span *line)
+/*
+ * rp_fill - read on until @want bytes are left to parse, or to the end
+ * Return: 0 or -errno (said)
+ */
+static int rp_fill(struct replay *r, size_t want)
 {
+	size_t pos = r->cur.p - r->buf;
+	ssize_t n;
+	char *nb;
+
+	while (r->fd >= 0 && r->cur.len < want) {
+		if (r->len == r->cap) {
+			nb = realloc(r->buf, r->cap * 2);
+			if (!nb) {
+				err_msg("cannot read %s: %s\n", r->name,
+					strerror(ENOMEM));
+				return -ENOMEM;
+			}
+			r->buf = nb;
+			r->cap *= 2;
+			r->cur.p = r->buf + pos;
+		}
+		n = read(r->fd, r->buf + r->len, r->cap - r->len);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			n = errno;
+			err_msg("cannot read %s: %s\n", r->name, strerror(n));
+			return -n;
+		}
+		if (n == 0) {
+			close(r->fd);
+			r->fd = -1;
+		}
+		r->len += n;
+		r->cur.len += n;
+	}
+	return 0;
+}
+
+/*
+ * rp_line - the next line, read as far as its newline; no line of
+ * iowstat's own is longer than RP_LINE_MAX
+ * Return: 1 with @line, 0 at the end, -errno (said).
+ */
+static int rp_line(struct replay *r, struct span *line)
+{
+	const char *nl;
+	size_t seen = 0;
+	int err;
+
+	for (;;) {
+		nl = memchr(r->cur.p + seen, '\n', r->cur.len - seen);
+		if (nl || r->fd < 0 || r->cur.len > RP_LINE_MAX)
+			break;
+		seen = r->cur.len;
+		err = rp_fill(r, seen + 1);
+		if (err)
+			return err;
+	}
+	if ((nl ? (size_t)(nl - r->cur.p) : r->cur.len) > RP_LINE_MAX) {
+		r->line++;
+		return rp_fail(r, "a line longer than %u bytes", RP_LINE_MAX);
+	}
 	if (!span_next_line(&r->cur, line))
-		return false;
+		return 0;
 	r->line++;
-	return true;
+	return 1;
 }
 
 /* words - split a line into tokens; returns @max + 1 if there are more */
@@ -125,30 +201,37 @@ static int parse_meta(struct replay *r, struct span line)
 	return 0;		/* unknown keys: from a newer iowstat */
 }
 
+/* parse_preamble - the magic line, checked at once, then the @meta lines */
 static int parse_preamble(struct replay *r)
 {
-	struct span line, save;
+	static const char magic[] = RECORD_MAGIC "\n";
+	struct span line;
+	int err;
 
-	if (!rp_line(r, &line) || !span_eq(line, RECORD_MAGIC)) {
+	err = rp_fill(r, sizeof(magic) - 1);
+	if (err)
+		return err;
+	if (!span_starts(r->cur, magic)) {
 		r->line = 1;		/* an empty file too */
 		return rp_fail(r, "not an iowstat recording (expected \"%s\")",
 			       RECORD_MAGIC);
 	}
+	rp_line(r, &line);
 	for (;;) {
-		save = r->cur;
-		if (!rp_line(r, &line))
-			break;		/* no line read, none to give back */
-		if (!span_starts(line, "@meta ")) {
-			r->cur = save;
-			r->line--;
+		err = rp_fill(r, strlen("@meta "));
+		if (err)
+			return err;
+		if (!span_starts(r->cur, "@meta "))
 			break;
-		}
+		err = rp_line(r, &line);
+		if (err < 0)
+			return err;
 		if (parse_meta(r, line))
 			return -EINVAL;
 	}
 	if (!r->meta.hz || !r->meta.pagesize)
 		return rp_fail(r, "@meta hz and @meta pagesize are required");
-	r->body = r->cur;
+	r->body = r->cur.p - r->buf;
 	r->body_line = r->line;
 	return 0;
 }
@@ -177,10 +260,20 @@ static int file_body(struct replay *r, struct span path, struct span len,
 
 	if (parse_u64_span(len, &n) || path.len >= RAW_PATH_MAX)
 		return rp_fail(r, "bad @file line");
-	meta_str(path, name, sizeof(name));
-	if (n >= r->cur.len || r->cur.p[n] != '\n')
-		return rp_fail(r, "%s: truncated (%" PRIu64 " bytes announced)",
-			       name, n);
+	meta_str(path, name, sizeof(name));	/* before rp_fill() moves it */
+	if (n > RP_FILE_MAX)
+		return rp_fail(r, "%s: %" PRIu64 " bytes announced, more than "
+			       "any recorded file (%u MiB)", name, n,
+			       RP_FILE_MAX >> 20);
+	err = rp_fill(r, n + 1);
+	if (err)
+		return err;
+	if (n >= r->cur.len)
+		return rp_fail(r, "%s: truncated (%" PRIu64 " bytes announced, "
+			       "%zu there)", name, n, r->cur.len);
+	if (r->cur.p[n] != '\n')
+		return rp_fail(r, "%s: more than the %" PRIu64 " bytes "
+			       "announced", name, n);
 	if (strcmp(name, TREE_PATH) == 0)	/* the run's, not the sample's */
 		err = tree_parts_parse(r->cur.p, n, &r->cmd.tree, &pe);
 	else
@@ -229,6 +322,7 @@ static int parse_cmd(struct replay *r, struct span line)
 	struct span w[6], rest;
 	unsigned int n = words(line, w, 6);
 	uint64_t st;
+	int err;
 
 	if ((n != 5 && n != 6) || parse_u64_span(w[1], &st) || st > 255 ||
 	    parse_u64_span(w[2], &r->cmd.wall_ns) ||
@@ -239,9 +333,10 @@ static int parse_cmd(struct replay *r, struct span line)
 	r->cmd.have_runq = n == 6;
 	r->cmd.status = st;
 	r->cmd.valid = true;
-	if (rp_line(r, &rest))
+	err = rp_line(r, &rest);
+	if (err > 0)
 		return rp_fail(r, "text after @cmd");
-	return 0;
+	return err;
 }
 
 static int sample_open(struct replay *r, struct span line,
@@ -287,13 +382,17 @@ static int read_sample(struct replay *r, struct iowstat_snapshot *s)
 	struct span line;
 	int err;
 
-	if (!rp_line(r, &line))
-		return 0;
+	err = rp_line(r, &line);
+	if (err <= 0)
+		return err;
 	if (span_starts(line, "@cmd "))
 		return parse_cmd(r, line);
 	err = sample_open(r, line, s);
 	while (!err) {
-		if (!rp_line(r, &line))
+		err = rp_line(r, &line);
+		if (err < 0)
+			return err;
+		if (!err)
 			return rp_fail(r, "truncated: no @end");
 		if (span_starts(line, "@end"))
 			return sample_close(r, line, s);
@@ -309,7 +408,7 @@ static int read_sample(struct replay *r, struct iowstat_snapshot *s)
 
 static void rewind_body(struct replay *r)
 {
-	r->cur = r->body;
+	r->cur = (struct span){ r->buf + r->body, r->len - r->body };
 	r->line = r->body_line;
 	r->next = 0;
 	r->last_mono = 0;
@@ -338,7 +437,8 @@ static int replay_validate(struct replay *r)
 
 int replay_check_buf(const char *name, char *buf, size_t len)
 {
-	struct replay r = { .name = name, .cur = { buf, len } };
+	struct replay r = { .name = name, .fd = -1, .buf = buf, .len = len,
+			    .cap = len, .cur = { buf, len } };
 
 	return replay_validate(&r);
 }
@@ -351,20 +451,24 @@ int replay_open(const char *path, struct replay **rp,
 		struct iowstat_meta *m, struct cmd_result *c)
 {
 	struct replay *r = calloc(1, sizeof(*r));
-	size_t len;
 	int err;
 
 	*rp = NULL;
 	if (!r)
 		return -ENOMEM;
 	r->name = path;
-	err = read_whole_file(path, &r->buf, &len);
-	if (err) {
+	r->fd = -1;
+	r->step = 1;
+	r->cap = RP_READ;
+	r->buf = malloc(r->cap);
+	r->fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (!r->buf || r->fd < 0) {
+		err = r->buf ? -errno : -ENOMEM;
 		err_msg("cannot read %s: %s\n", path, strerror(-err));
-		free(r);
+		replay_close(r);
 		return err;
 	}
-	r->cur = (struct span){ r->buf, len };
+	r->cur = (struct span){ r->buf, 0 };
 	err = replay_validate(r);
 	if (err) {
 		replay_close(r);
@@ -376,10 +480,43 @@ int replay_open(const char *path, struct replay **rp,
 	return 0;
 }
 
-/* replay_next - 1 with the next sample in @s, 0 after the last */
+/*
+ * replay_next - 1 with the next sample in @s, 0 after the last; after
+ * the first, every step-th (the samples between are parsed all the same:
+ * they may carry the names of cgroups and disks)
+ */
 int replay_next(struct replay *r, struct iowstat_snapshot *s)
 {
-	return read_sample(r, s) == 1;
+	unsigned int i, n = r->next ? r->step : 1;
+
+	for (i = 0; i < n; i++)
+		if (read_sample(r, s) != 1)
+			return 0;
+	return 1;
+}
+
+/**
+ * replay_resample() - replay every @interval s a recording taken every
+ * @m->interval s: its first sample, then every Nth, N = @interval / the
+ * recording's.  A -- CMD recording sums the whole run: no interval.
+ * Return: 0, or -EINVAL (said) when N is not a whole number.
+ */
+int replay_resample(struct replay *r, unsigned int interval)
+{
+	unsigned int rec = r->meta.interval ? r->meta.interval : 1;
+
+	if (r->cmd.valid) {
+		err_msg("%s is a -- CMD recording, whose summary covers the "
+			"whole run: give no interval\n", r->name);
+		return -EINVAL;
+	}
+	if (interval % rec) {
+		err_msg("%s was recorded every %u s: give an interval that is "
+			"a multiple of %u\n", r->name, rec, rec);
+		return -EINVAL;
+	}
+	r->step = interval / rec;
+	return 0;
 }
 
 unsigned int replay_count(const struct replay *r)
@@ -391,6 +528,8 @@ void replay_close(struct replay *r)
 {
 	if (!r)
 		return;
+	if (r->fd >= 0)
+		close(r->fd);
 	free(r->buf);
 	free(r);
 }

@@ -19,6 +19,13 @@
 
 volatile sig_atomic_t exiting;
 
+/*
+ * A since-start line over less than this says nothing: a --bpf run's own
+ * programs begin a few milliseconds before its first sample, and --bpf's
+ * kernel view is in ticks of 10 ms
+ */
+#define SINCE_START_MIN_NS	1000000000ull
+
 /* wait_until - sleep to the absolute deadline; false if interrupted */
 static bool wait_until(uint64_t ns)
 {
@@ -77,10 +84,10 @@ int source_next(struct source *src, struct iowstat_snapshot *s, bool wait)
 		return err;
 	if (!src->n)
 		src->t0 = s->mono_ns;
-	if (src->rec && !src->hold &&
-	    record_sample(src->rec, src->n, &src->raw)) {
-		err_msg("cannot write the recording: %s\n", strerror(EIO));
-		return -EIO;
+	if (src->rec && !src->hold) {
+		err = record_sample(src->rec, src->n, &src->raw);
+		if (err)
+			return err;
 	}
 	src->n++;
 	return 1;
@@ -143,7 +150,8 @@ static void vmstat_sample(struct view_run *v, const struct iowstat_snapshot *p,
 	if (p && !v->env->one_header && i % v->height == 0)
 		vmstat_print_header(stdout, &v->vo, now);
 	vmstat_values(v->m, &v->vo, v->mem, p, c, val);
-	vmstat_exact(v->d, val[VM_WA], x);
+	/* the first line's err: the kernel's wa since the counters began */
+	vmstat_exact(v->d, p ? val[VM_WA] : vmstat_kernel_wa(v->d), x);
 	vmstat_print_line(stdout, &v->vo, val, x, now);
 }
 
@@ -168,13 +176,15 @@ static int top_sample(struct view_run *v, const struct iowstat_snapshot *p,
 		top_print_block(stdout, label, &v->tv);
 	}
 	v->blocks++;
-	fflush(stdout);
-	return 0;
+	return out_flush(stdout);
 }
 
-/* view_sample - one line or block; @p NULL for the since-load one */
-static void view_sample(struct view_run *v, const struct iowstat_snapshot *p,
-			const struct iowstat_snapshot *c, unsigned int i)
+/*
+ * view_sample - one line or block; @p NULL for the since-load one
+ * Return: 0, or -errno when stdout could not take it (said)
+ */
+static int view_sample(struct view_run *v, const struct iowstat_snapshot *p,
+		       const struct iowstat_snapshot *c, unsigned int i)
 {
 	char hdr[32], row[32];
 
@@ -191,7 +201,7 @@ static void view_sample(struct view_run *v, const struct iowstat_snapshot *p,
 	}
 	if (p)
 		v->blocks++;
-	fflush(stdout);
+	return out_flush(stdout);
 }
 
 /*
@@ -231,19 +241,26 @@ static int view_end(struct view_run *v)
 	return 0;
 }
 
-/* plan - samples to take (0: until Ctrl-C) and whether the first prints */
-static unsigned int plan(const struct env *env, bool vmstat, bool *first)
+/* wants_first - the view starts with a line since boot or since load */
+static bool wants_first(const struct env *env, bool vmstat)
 {
-	if (vmstat) {
-		*first = !env->no_first;
-		if (!env->have_interval)
-			return env->no_first ? 2 : 1;
-		return env->have_count ? env->count + env->no_first : 0;
-	}
-	*first = !env->have_interval;
+	return vmstat ? !env->no_first : !env->have_interval;
+}
+
+/*
+ * plan - samples to take (0: until Ctrl-C) and whether the first prints;
+ * @young: the counters began as the first sample was taken, which then
+ * only starts the first interval (as -y does)
+ */
+static unsigned int plan(const struct env *env, bool vmstat, bool young,
+			 bool *first)
+{
+	*first = !young && wants_first(env, vmstat);
 	if (!env->have_interval)
-		return 1;
-	return env->have_count ? env->count + 1 : 0;
+		return *first ? 1 : 2;
+	if (!env->have_count)
+		return 0;
+	return env->count + (vmstat && *first ? 0 : 1);
 }
 
 /*
@@ -274,6 +291,25 @@ static int check_sel(const struct env *env, const struct iowstat_snapshot *s)
 	return 0;
 }
 
+/*
+ * prom_write - the exposition built whole, then written in one go: a
+ * full disk leaves no half of it behind (util.c's out_whole)
+ */
+static int prom_write(const struct iowstat_snapshot *s)
+{
+	size_t len = 0;
+	char *buf = NULL;
+	FILE *mem = open_memstream(&buf, &len);
+	int err;
+
+	if (!mem)
+		return -ENOMEM;
+	fmt_prom(mem, s);
+	err = fclose(mem) ? -ENOMEM : out_whole(stdout, buf, len);
+	free(buf);
+	return err;
+}
+
 /* run_prom - one exposition: the last sample (live: the only one) */
 static int run_prom(struct source *src, struct iowstat_snapshot **s)
 {
@@ -289,8 +325,94 @@ static int run_prom(struct source *src, struct iowstat_snapshot **s)
 	}
 	if (r < 0)
 		return r;
-	fmt_prom(stdout, s[0]);
-	return 0;
+	return prom_write(s[0]);
+}
+
+/*
+ * counters_age - how long the backend's counters had run at @s: the
+ * longest busy + idle of a CPU, since the module's load or the attach
+ */
+static uint64_t counters_age(const struct iowstat_snapshot *s)
+{
+	uint64_t age = 0, t;
+	unsigned int i;
+
+	for (i = 0; i < s->nr_cpus; i++) {
+		t = s->cpu[i].present ? delta_total(s->cpu[i].v) : 0;
+		if (t > age)
+			age = t;
+	}
+	return age;
+}
+
+/* note_young - why the first line is an interval, once, on stderr */
+static void note_young(const struct view_run *v, const struct source *src,
+		       uint64_t age)
+{
+	err_msg("iowprobe's counters began %.3f s before the first sample%s: "
+		"the first %s covers the first %u s interval instead of the "
+		"time since then\n", (double)age / 1e9, src->fresh ?
+		" (--bpf attached them for this run only; iowstat --bpf "
+		"attach keeps them attached)" : "",
+		v->env->out != OUT_TEXT ? "sample" :
+		v->cpus ? "block" : "line", src->interval);
+}
+
+/*
+ * note_spans - the first line's two starts, when it has two: vmstat's
+ * columns (sysstat's keys) since boot, the rest since the counters began
+ * @age ns before @s0; -P's columns are all since then, and counters begun
+ * in the first hundredth of the time since boot (a module loaded at boot)
+ * as good as since boot
+ */
+static void note_spans(const struct view_run *v,
+		       const struct iowstat_snapshot *s0, uint64_t age)
+{
+	static const char *const line[] = { "line", "vmstat's columns",
+		"the exact group with its err", "-y leaves the line out" };
+	static const char *const sample[] = { "sample", "sysstat's keys",
+		"iowprobe's (k*, x*)", "an interval leaves it out" };
+	const char *const *w = v->env->out == OUT_TEXT ? line : sample;
+	unsigned int s = age / 1000000000ull;
+
+	if ((v->env->out == OUT_TEXT && v->cpus) ||
+	    age >= s0->mono_ns / 100 * 99)
+		return;
+	err_msg("the first %s: %s since boot, %s since iowprobe's counters "
+		"began, %u:%02u:%02u before it (%s)\n", w[0], w[1], w[2],
+		s / 3600, s / 60 % 60, s % 60, w[3]);
+}
+
+/*
+ * view_first - the view's start: the plan (@n samples, 0: until Ctrl-C),
+ * the header and the since-start line, which counters that began with
+ * the first sample (--bpf without --bpf attach) cannot give: their first
+ * interval takes its place (@young)
+ * Return: 0 or -errno (said)
+ */
+static int view_first(struct view_run *v, struct source *src,
+		      struct iowstat_snapshot *s0, unsigned int *n, bool *young)
+{
+	bool vmstat = !v->cpus && !v->top && v->env->out == OUT_TEXT, first;
+	uint64_t age = counters_age(s0);
+	int r;
+
+	*young = !v->top && wants_first(v->env, vmstat) &&
+		 (src->fresh || age < SINCE_START_MIN_NS);
+	*n = plan(v->env, vmstat, *young, &first);
+	*v->mem = *s0;
+	r = check_top(v, s0, 0);
+	if (r)
+		return r;
+	if (*young)
+		note_young(v, src, age);
+	view_begin(v, s0);
+	if (first && !v->top) {	/* the files have no since-load instant */
+		note_spans(v, s0, age);
+		delta_compute(NULL, s0, v->d, &v->rs);
+		return view_sample(v, NULL, s0, 0);
+	}
+	return out_flush(stdout);	/* the header: stop now if it failed */
 }
 
 static int view_loop(struct view_run *v, struct source *src,
@@ -298,21 +420,13 @@ static int view_loop(struct view_run *v, struct source *src,
 {
 	struct iowstat_snapshot *t;
 	unsigned int i, n;
-	bool first;
-	int r = 0;
+	bool young;
+	int r;
 
-	n = plan(v->env, !v->cpus && !v->top && v->env->out == OUT_TEXT,
-		 &first);
-	*v->mem = *s[0];
-	r = check_top(v, s[0], 0);
+	r = view_first(v, src, s[0], &n, &young);
 	if (r)
 		return r;
-	view_begin(v, s[0]);
-	if (first && !v->top) {	/* the files have no since-load instant */
-		delta_compute(NULL, s[0], v->d, &v->rs);
-		view_sample(v, NULL, s[0], 0);
-	}
-	for (i = 1; !n || i < n; i++) {
+	for (i = 1; !r && (!n || i < n); i++) {
 		r = source_next(src, s[1], true);
 		if (r <= 0)
 			break;
@@ -325,15 +439,21 @@ static int view_loop(struct view_run *v, struct source *src,
 		} else {
 			delta_compute(s[0], s[1], v->d, &v->rs);
 			delta_add(v->acc, v->d);
-			view_sample(v, s[0], s[1], i);
+			r = view_sample(v, s[0], s[1], i);
 		}
 		t = s[0];
 		s[0] = s[1];
 		s[1] = t;
 	}
+	if (young && !v->blocks && src->rp && !r) {
+		err_msg("the recording's only sample was taken as iowprobe's "
+			"counters began: nothing to print (record with an "
+			"interval: iowstat --record FILE 1 N)\n");
+		r = -ENODATA;
+	}
 	if (view_end(v) && r >= 0)
 		r = -ENOMEM;
-	return r < 0 ? r : 0;
+	return r < 0 ? r : out_flush(stdout);
 }
 
 /**

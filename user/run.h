@@ -20,6 +20,9 @@ struct source {
 	uint64_t t0;			/* first sample, CLOCK_MONOTONIC */
 	unsigned int interval;
 	bool owners;			/* live --top: read procs and cgroups */
+	bool fresh;			/* live --bpf, programs loaded for this
+					 * run: nothing is known from before it
+					 */
 	bool hold;			/* -- CMD: the last sample waits for
 					 * the tree, recorded with it
 					 */

@@ -333,9 +333,10 @@ static void cmd_free(struct cmd_run *c)
 /*
  * report() - the run's summary: text on stderr as time(1) prints it, or
  * with -o json / -o csv the machine-readable form on stdout
+ * Return: 0, or -errno when stdout could not take it (said)
  */
-static void report(const struct env *env, const struct iowstat_meta *m,
-		   const struct cmd_run *c, const struct cmd_result *res)
+static int report(const struct env *env, const struct iowstat_meta *m,
+		  const struct cmd_run *c, const struct cmd_result *res)
 {
 	struct cpu_sel every = { .given = true, .every = true };
 	const struct cpu_sel *sel = env->sel.given ? &env->sel : &every;
@@ -353,9 +354,9 @@ static void report(const struct env *env, const struct iowstat_meta *m,
 		break;
 	default:
 		cmd_print_summary(stderr, res, c->acc, &env->sel);
-		return;
+		return 0;
 	}
-	fflush(stdout);
+	return out_flush(stdout);
 }
 
 /*
@@ -367,6 +368,7 @@ static void tree_begin(struct cmd_run *c, struct iowstat_backend *be)
 	int err;
 
 	prctl(PR_SET_CHILD_SUBREAPER, 1);
+	tree_start(&c->tree);
 	err = taskstats_listen(&c->ts);
 	if (err == -EPERM || err == -EACCES)
 		snprintf(c->no_tree, sizeof(c->no_tree),
@@ -416,6 +418,7 @@ static void tree_end(struct cmd_run *c, struct tree_parts *p)
 /*
  * record_end - the last sample, held back until now, with the tree's
  * parts as a file of its own, then how CMD ended
+ * Return: 0 or -errno (said)
  */
 static int record_end(struct source *src, const struct cmd_result *res)
 {
@@ -426,34 +429,40 @@ static int record_end(struct source *src, const struct cmd_result *res)
 	err = tree_parts_format(&res->tree, &buf, &len);
 	if (!err)
 		err = raw_add(&src->raw, TREE_PATH, buf, len);
-	if (!err)
-		err = record_sample(src->rec, src->n - 1, &src->raw);
-	if (!err)
-		err = record_cmd(src->rec, res);
-	return err;
+	if (err) {
+		err_msg("cannot record the command's tree: %s\n",
+			strerror(-err));
+		return err;
+	}
+	err = record_sample(src->rec, src->n - 1, &src->raw);
+	return err ? err : record_cmd(src->rec, res);
 }
 
-/* run_started - CMD is running: supervise it, then report */
+/*
+ * run_started - CMD is running: supervise it, then report; CMD's status,
+ * or -errno when its summary or recording could not be written (said)
+ */
 static int run_started(const struct env *env, const struct iowstat_meta *m,
 		       struct cmd_run *c, uint64_t t0)
 {
 	struct cmd_result res = { 0 };
-	int err;
+	int err, out_err;
 
 	err = supervise(c, env->interval, t0, &res);
 	if (err)
 		return err;
 	tree_end(c, &res.tree);
-	if (c->src->rec && record_end(c->src, &res))
-		err_msg("cannot write the recording\n");
-	report(env, m, c, &res);
-	return res.status;
+	if (c->src->rec)
+		err = record_end(c->src, &res);
+	out_err = report(env, m, c, &res);
+	return err ? err : out_err ? out_err : res.status;
 }
 
 /**
  * run_cmd() - run env->cmd under sampling.
  * Return: CMD's exit status (128 + signal if killed, 126/127 if it could
- * not be executed), or -errno when sampling failed (message printed).
+ * not be executed), or -errno when sampling, the summary or the recording
+ * failed (message printed).
  */
 int run_cmd(const struct env *env, const struct iowstat_meta *m,
 	    struct source *src)
@@ -500,10 +509,8 @@ int run_cmd_replay(const struct env *env, const struct iowstat_meta *m,
 		r = source_next(src, c.s[0], false) == 1 ? 0 : -EINVAL;
 	while (!r && !(r = step(&c)))
 		;
-	if (r == -EINTR) {	/* the recording's end */
-		report(env, m, &c, res);
-		r = 0;
-	}
+	if (r == -EINTR)	/* the recording's end */
+		r = report(env, m, &c, res);
 	cmd_free(&c);
 	return r;
 }

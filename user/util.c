@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * util.c - messages, strict number parsing and buffer scanning.
+ * util.c - messages, checked output, strict number parsing and buffer
+ * scanning.
  *
  * The parsers work on (pointer, length) spans and never read past the
  * length, so fuzz targets can feed them arbitrary bytes.
@@ -11,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "util.h"
@@ -23,6 +25,217 @@ void err_msg(const char *fmt, ...)
 	va_start(ap, fmt);
 	vfprintf(stderr, fmt, ap);
 	va_end(ap);
+}
+
+/*
+ * Checked output: stdout and the recording are streams whose bytes leave
+ * through out_write(), which keeps the errno of the first write that
+ * failed.  stdio itself drops a buffer it could not write and keeps only
+ * ferror(), so by the time anyone asked, the reason would be gone.
+ */
+#define OUT_STREAMS	2	/* stdout and the recording */
+
+struct out_stream {
+	FILE *f;		/* NULL: a free slot */
+	const char *name;	/* in the message; NULL for stdout */
+	int fd;
+	int err;		/* errno of the first failed write or close */
+	bool told;		/* the message was printed */
+};
+
+static struct out_stream out_streams[OUT_STREAMS];
+
+static ssize_t out_write(void *cookie, const char *buf, size_t len)
+{
+	struct out_stream *o = cookie;
+	size_t done = 0;
+	ssize_t n;
+
+	while (done < len) {
+		n = write(o->fd, buf + done, len - done);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0) {
+			if (!o->err)
+				o->err = n < 0 ? errno : EIO;
+			return -1;
+		}
+		done += n;
+	}
+	return done;
+}
+
+/*
+ * out_fd_close - close(2) reports some file systems' write errors (NFS);
+ * EBADF: stdout was closed (>&-), which is no error if nothing was written
+ */
+static int out_fd_close(void *cookie)
+{
+	struct out_stream *o = cookie;
+
+	if (close(o->fd) && errno != EINTR && errno != EBADF && !o->err)
+		o->err = errno;
+	return o->err ? -1 : 0;
+}
+
+/* out_find - the stream out_open() made for @f, NULL if none */
+static struct out_stream *out_find(FILE *f)
+{
+	unsigned int i;
+
+	for (i = 0; i < OUT_STREAMS; i++)
+		if (f && out_streams[i].f == f)
+			return &out_streams[i];
+	return NULL;
+}
+
+/**
+ * out_open() - a stream on @fd whose write errors out_flush() reports,
+ * naming @name (NULL: stdout, as vmstat says it); it owns @fd
+ * Return: the stream, or NULL with errno set.
+ */
+FILE *out_open(int fd, const char *name)
+{
+	static const cookie_io_functions_t io = {
+		.write = out_write, .close = out_fd_close,
+	};
+	struct out_stream *o = NULL;
+	unsigned int i;
+
+	for (i = 0; i < OUT_STREAMS && !o; i++)
+		if (!out_streams[i].f)
+			o = &out_streams[i];
+	if (!o) {
+		errno = EMFILE;
+		return NULL;
+	}
+	*o = (struct out_stream){ .name = name, .fd = fd };
+	o->f = fopencookie(o, "w", io);
+	return o->f;
+}
+
+/* out_said - @o's error, with its one message printed the first time */
+static int out_said(struct out_stream *o)
+{
+	if (o->err && !o->told) {
+		o->told = true;
+		if (o->name)
+			err_msg("write error: %s: %s\n", o->name,
+				strerror(o->err));
+		else
+			err_msg("write error: %s\n", strerror(o->err));
+	}
+	return -o->err;
+}
+
+/**
+ * out_flush() - flush @f; after a failed write, say so once, as vmstat
+ * does ("write error: No space left on device").  A stream out_open()
+ * did not make (a test's) gets the errno fflush() left.
+ * Return: 0, or -errno of the first write that failed.
+ */
+int out_flush(FILE *f)
+{
+	struct out_stream *o = out_find(f);
+	int err = fflush(f) ? errno : 0;
+
+	if (!o) {
+		if (!err && ferror(f))
+			err = EIO;
+		if (err)
+			err_msg("write error: %s\n", strerror(err));
+		return -err;
+	}
+	if ((err || ferror(f)) && !o->err)
+		o->err = err ? err : EIO;
+	return out_said(o);
+}
+
+/**
+ * out_close() - flush and close @f (NULL: nothing to do), saying a write
+ * error once.  Return: 0 or -errno.
+ */
+int out_close(FILE *f)
+{
+	struct out_stream *o = out_find(f);
+	int err;
+
+	if (!f)
+		return 0;
+	err = out_flush(f);
+	if (fclose(f) && !err && o && !o->err)
+		o->err = EIO;	/* fclose() failed but no write did */
+	if (o) {
+		err = out_said(o);
+		o->f = NULL;
+	}
+	return err;
+}
+
+/* out_mark - where the next write to @fd lands in a regular file, or -1 */
+static off_t out_mark(int fd)
+{
+	int fl = fcntl(fd, F_GETFL);
+	struct stat st;
+
+	if (fl < 0 || fstat(fd, &st) || !S_ISREG(st.st_mode))
+		return -1;
+	return fl & O_APPEND ? st.st_size : lseek(fd, 0, SEEK_CUR);
+}
+
+static int out_cut(int fd, off_t mark)
+{
+	return ftruncate(fd, mark) ? -errno : 0;
+}
+
+/**
+ * out_whole() - @len bytes of @buf to @f at once; a regular file that
+ * cannot take all of them is cut back to where they began, so that no
+ * reader finds half of them (half a Prometheus exposition reads as a
+ * whole one with series missing).
+ * Return: 0, or -errno (said once).
+ */
+int out_whole(FILE *f, const char *buf, size_t len)
+{
+	struct out_stream *o = out_find(f);
+	off_t mark;
+	int err;
+
+	err = out_flush(f);
+	if (err)
+		return err;
+	mark = o ? out_mark(o->fd) : -1;
+	fwrite(buf, 1, len, f);
+	err = out_flush(f);
+	if (err && mark >= 0)
+		out_cut(o->fd, mark);
+	return err;
+}
+
+/* out_stdout_close - at exit: a write error not yet caught exits 1 */
+static void out_stdout_close(void)
+{
+	if (out_close(stdout))
+		_exit(1);
+}
+
+/**
+ * out_stdout() - stdout through out_open(), line-buffered, closed and
+ * checked at exit (as coreutils' close_stdout); call first in main()
+ * Return: 0 or -errno (message printed).
+ */
+int out_stdout(void)
+{
+	FILE *f = out_open(STDOUT_FILENO, NULL);
+	int err;
+
+	if (!f || setvbuf(f, NULL, _IOLBF, 0) || atexit(out_stdout_close)) {
+		err = errno;
+		err_msg("cannot set up standard output: %s\n", strerror(err));
+		return -err;
+	}
+	stdout = f;
+	return 0;
 }
 
 /* parse_u32 - decimal string to u32 in [min, max]; return 0 or -EINVAL */

@@ -5,6 +5,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 /* Exit codes: 0 ok, 1 runtime error, 2 usage or environment error. */
 #define EXIT_USAGE	2
@@ -24,6 +25,13 @@ struct span {
 };
 
 void err_msg(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* checked output: every write error said once, "write error: why" */
+int out_stdout(void);
+FILE *out_open(int fd, const char *name);
+int out_flush(FILE *f);
+int out_whole(FILE *f, const char *buf, size_t len);
+int out_close(FILE *f);
 
 int parse_u32(const char *s, uint32_t min, uint32_t max, uint32_t *out);
 int parse_u64_span(struct span s, uint64_t *out);

@@ -26,34 +26,37 @@ static int sel_range(const char *a, const char *b, struct cpu_sel *sel)
 }
 
 /**
- * cpu_sel_parse() - "ALL" or a list like "0,2,4-7".
+ * cpu_sel_parse() - "ALL" (as mpstat spells it) or a list like "0,2,4-7":
+ * every element a number or a range, none empty, nothing after.
  * Return: 0 or -EINVAL.
  */
 int cpu_sel_parse(const char *arg, struct cpu_sel *sel)
 {
-	char *copy, *tok, *save = NULL, *dash;
-	int err = 0;
+	char tok[32], *dash;
+	size_t n;
+	int err;
 
 	memset(sel, 0, sizeof(*sel));
 	sel->given = true;
-	if (strcmp(arg, "ALL") == 0 || strcmp(arg, "all") == 0) {
+	if (strcmp(arg, "ALL") == 0) {
 		sel->every = true;
 		return 0;
 	}
-	copy = strdup(arg);
-	if (!copy)
-		return -ENOMEM;
-	for (tok = strtok_r(copy, ",", &save); tok && !err;
-	     tok = strtok_r(NULL, ",", &save)) {
+	do {
+		n = strcspn(arg, ",");
+		if (n == 0 || n >= sizeof(tok))
+			return -EINVAL;
+		memcpy(tok, arg, n);
+		tok[n] = '\0';
 		dash = strchr(tok, '-');
 		if (dash)
 			*dash++ = '\0';
 		err = sel_range(tok, dash ? dash : tok, sel);
-	}
-	if (!sel->max)
-		err = -EINVAL;
-	free(copy);
-	return err;
+		if (err)
+			return -EINVAL;
+		arg += n;
+	} while (*arg++ == ',');
+	return 0;
 }
 
 bool cpu_sel_has(const struct cpu_sel *sel, unsigned int cpu)

@@ -211,6 +211,17 @@ void vmstat_exact(const struct iowstat_delta *d, unsigned long kernel_wa,
 	x[X_ERR] = (long)kernel_wa - x[X_WA];
 }
 
+/**
+ * vmstat_kernel_wa() - the kernel's wa over @d, from the backend's view of
+ * it (k_iowait_ns) as xwa is computed: on the first line both count from
+ * the module's load or the attach, while vmstat's own wa counts from boot
+ */
+unsigned long vmstat_kernel_wa(const struct iowstat_delta *d)
+{
+	return pct_round(d->all[IOWPROBE_COL_k_iowait_ns],
+			 delta_total(d->all));
+}
+
 static int ncols(const struct vmstat_opts *o)
 {
 	return o->wide ? VM_NR : VM_GU;

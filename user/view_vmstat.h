@@ -31,6 +31,7 @@ void vmstat_values(const struct iowstat_meta *m, const struct vmstat_opts *o,
 		   const struct iowstat_snapshot *cur, unsigned long *v);
 void vmstat_exact(const struct iowstat_delta *d, unsigned long kernel_wa,
 		  long *x);
+unsigned long vmstat_kernel_wa(const struct iowstat_delta *d);
 void vmstat_print_header(FILE *f, const struct vmstat_opts *o, time_t now);
 void vmstat_print_line(FILE *f, const struct vmstat_opts *o,
 		       const unsigned long *v, const long *x, time_t now);

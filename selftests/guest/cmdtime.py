@@ -214,12 +214,16 @@ def text_summary(k, dev):
                         f"dd if={dev} of=/dev/null bs=4k iflag=direct "
                         "count=50 2>/dev/null"], text=True,
                        stderr=subprocess.PIPE, check=False)
-    rows = [r for r in p.stderr.splitlines() if r.startswith("Tree:")]
-    k.result(p.returncode == 0 and len(rows) == 3 and
-             rows[0].split()[1:] == ["procs", "threads", "thread-s",
-                                     "user", "sys", "runq", "iowait",
-                                     "other", "iowblk", "wa"],
-             "text: the Tree rows, nothing missing", [p.stderr])
+    rows = [r.split()[1:] for r in p.stderr.splitlines()
+            if r.startswith("Tree:")]
+    k.result(p.returncode == 0 and len(rows) == 4 and
+             rows[0][1::2] == ["processes,", "threads"] and
+             rows[1] == ["unit", "thread-s", "user", "sys", "runq",
+                         "iowait", "other", "iowblk", "wa"] and
+             [r[0] for r in rows[2:]] == ["s", "%"] and
+             "-" not in rows[2] + rows[3],
+             "text: the Tree rows, each with its unit, nothing missing",
+             [p.stderr])
 
 
 def no_cgroup2(k):

@@ -232,14 +232,30 @@ def since_load(k):
                        capture_output=True, text=True, check=True)
     host = json.loads(r.stdout)["sysstat"]["hosts"][0]
     rows = host["statistics"][0]["cpu-load"]
-    worst = max(abs(c["kidle"] + c["kiowait"] - c["xidle"] - c["xiowait"])
-                for c in rows)
+    worst = max(abs(c["kernel-idle"] + c["kernel-iowait"] - c["xidle"] -
+                    c["xiowait"]) for c in rows)
     k.diag("since load, kernel idle+iowait vs exact idle: " + ", ".join(
-        f"cpu {c['cpu']} {c['kidle'] + c['kiowait']:.1f}/"
+        f"cpu {c['cpu']} {c['kernel-idle'] + c['kernel-iowait']:.1f}/"
         f"{c['xidle'] + c['xiowait']:.1f}%" for c in rows))
-    k.result(all(c["kidle"] + c["kiowait"] <= 100.5 for c in rows) and
+    k.result(all(c["kernel-idle"] + c["kernel-iowait"] <= 100.5
+                 for c in rows) and
              worst <= 10, "since load: kernel idle share within 10 points "
              "of the exact one, never over 100%")
+
+
+def mounts_debugfs(k):
+    """With the module loaded and debugfs unmounted (in a mount namespace
+    of the test's own), iowstat mounts debugfs where it belongs, says so,
+    and reads the module."""
+    r = subprocess.run(["unshare", "--mount", "--propagation", "private",
+                        "sh", "-c", 'umount /sys/kernel/debug && "$1" 1 1 '
+                        '&& stat -f -c %T /sys/kernel/debug', "sh", IOWSTAT],
+                       capture_output=True, text=True, timeout=60 *
+                       iow.SLOWDOWN)
+    k.result(r.returncode == 0 and r.stdout.endswith("debugfs\n") and
+             "iowstat: mounted debugfs on /sys/kernel/debug" in r.stderr,
+             "debugfs unmounted: iowstat mounts it and reads the module",
+             [f"exit {r.returncode}", r.stderr.strip(), r.stdout.strip()])
 
 
 def kernel_view(k):
@@ -263,10 +279,10 @@ def kernel_view(k):
 
 def main():
     iow.need_test_box()
-    k = iow.Ktap(13)
+    k = iow.Ktap(14)
     with iow.module_for(k):
-        iow.run_each(k, (kernel_view, since_load, beside_vmstat,
-                         cmd_ground_truth))
+        iow.run_each(k, (kernel_view, since_load, mounts_debugfs,
+                         beside_vmstat, cmd_ground_truth))
     k.finish()
 
 

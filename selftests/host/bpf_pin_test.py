@@ -134,13 +134,7 @@ def check_detach(k, env, pin):
 
 
 def main():
-    if os.geteuid() != 0:
-        iow.skip_all("attaching BPF programs needs root")
-    if not os.access(IOWSTAT, os.X_OK):
-        iow.skip_all(f"{IOWSTAT} not built: make -C user")
-    if "libbpf" not in subprocess.run(["ldd", IOWSTAT], capture_output=True,
-                                      text=True).stdout:
-        iow.skip_all("iowstat built without BPF: make -C user BPF=1")
+    iow.need_bpf_here(IOWSTAT)
     with tempfile.TemporaryDirectory() as tmp:
         fs, nodbg = os.path.join(tmp, "bpffs"), os.path.join(tmp, "debug")
         os.mkdir(fs)

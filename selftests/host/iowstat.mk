@@ -28,7 +28,7 @@ IOWSTAT_USER_DEP ?= iowstat-user
 
 IOWSTAT_C_TESTS	:= iowstat_parse_test iowstat_calc_test iowstat_tree_test
 IOWSTAT_PY_TESTS := iowstat_cli_test.py iowstat_stress_test.py \
-	iowstat_top_test.py
+	iowstat_top_test.py iowstat_write_test.py
 IOWSTAT_BINS	:= $(addprefix $(IOWSTAT_OUT)/,$(IOWSTAT_C_TESTS))
 
 .PHONY: iowstat-tests iowstat-build iowstat-user

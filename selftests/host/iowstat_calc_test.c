@@ -256,6 +256,13 @@ TEST(cpu_sel)
 	EXPECT_NE(0, cpu_sel_parse("1,x", &s));
 	EXPECT_NE(0, cpu_sel_parse("3-1", &s));
 	EXPECT_NE(0, cpu_sel_parse("", &s));
+	/* no empty element, nothing after the list; mpstat's ALL only */
+	EXPECT_NE(0, cpu_sel_parse("0,,1", &s));
+	EXPECT_NE(0, cpu_sel_parse("0,", &s));
+	EXPECT_NE(0, cpu_sel_parse(",0", &s));
+	EXPECT_NE(0, cpu_sel_parse("1-", &s));
+	EXPECT_NE(0, cpu_sel_parse("0-1-2", &s));
+	EXPECT_NE(0, cpu_sel_parse("all", &s));
 }
 
 TEST_HARNESS_MAIN

@@ -113,7 +113,7 @@ def wide_and_units():
     # 1000000 KiB / 1024 = 976.6 -> 976; 350000 -> 341
     check(lines[2] == "   3    1            9          976            1"
           "          341    0    0   200   400  500 1200  10   6  80   4"
-          "   0   0   20   13   17   -16", repr(lines[2]))
+          "   0   0   20   13   17   -15", repr(lines[2]))
 
 
 @test
@@ -136,10 +136,13 @@ def json_parses_and_keeps_sysstat_keys():
     check(st[0]["psi-io"]["some-total-us"] == 1250000, "psi")
     load = st[0]["cpu-load"]
     check([c["cpu"] for c in load] == ["all", "0", "1"], "cpu rows")
-    keys = ("usr nice sys iowait irq soft steal guest gnice idle kidle "
-            "kiowait xidle xiowait xblk xblkany xerr").split()
+    keys = ("usr nice sys iowait irq soft steal guest gnice idle "
+            "kernel-idle kernel-iowait xidle xiowait xblk xblkany "
+            "err").split()
     check(list(load[0].keys()) == ["cpu"] + keys, list(load[0].keys()))
-    check(load[1]["xiowait"] == 20.0 and load[1]["kidle"] == 60.0, "cpu0")
+    check(load[1]["xiowait"] == 20.0 and load[1]["kernel-idle"] == 60.0 and
+          load[1]["kernel-iowait"] == 10.0 and load[1]["err"] == -10.0,
+          "cpu0: the -P row's %idle %iowait %xiowait %err")
     # /proc/stat interval 1: 60 us, 30 sy, 150 id, 50 wa, 10 soft of 300
     check(load[0]["usr"] == 20.0 and load[0]["iowait"] == 16.67, "sysstat")
 
@@ -269,19 +272,37 @@ def record_then_replay_is_identical():
 
 # --- errors: one line, exit 2 ---------------------------------------------
 
+# no module and no BPF backend attached (IOWSTAT_BPF_PIN: never the
+# machine's own): one line that names both ways
+NO_BACKEND_RE = (r"^iowstat: no iowprobe module is loaded and no BPF backend "
+                 r"is attached: load the module \(modprobe iowprobe, or "
+                 r"insmod iowprobe\.ko\), or measure with BPF \(iowstat "
+                 r"--bpf for one run, iowstat --bpf attach to keep it "
+                 r"attached\)")
+
+
+def no_backend_re():
+    if built_with_bpf():
+        return NO_BACKEND_RE + "$"
+    return (r"^iowstat: the iowprobe module is not loaded: load it: "
+            r"modprobe iowprobe \(or insmod iowprobe\.ko\)$")
+
+
+def no_pin():
+    """a pinned state nowhere, as anyone can see: /proc has no such folder"""
+    return {"IOWSTAT_BPF_PIN": "/proc/no-bpffs/iowprobe"}
+
+
 @test
-def err_debugfs_not_mounted():
-    expect(run(env={"IOWSTAT_DEBUGFS": os.path.join(TMP, "none")}), 2,
-           r"^iowstat: debugfs is not mounted on .*; mount it: "
-           r"mount -t debugfs none ")
+def err_no_debugfs_no_module():
+    env = dict(no_pin(), IOWSTAT_DEBUGFS=os.path.join(TMP, "none"))
+    expect(run(env=env), 2, no_backend_re())
 
 
 @test
 def err_module_not_loaded():
-    expect(run(env={"IOWSTAT_DEBUGFS": fake_debugfs(None)}), 2,
-           r"^iowstat: the iowprobe module is not loaded .*; load it: "
-           r"modprobe iowprobe \(or insmod iowprobe\.ko\)"
-           r"(, or attach the BPF backend: iowstat --bpf attach)?$")
+    env = dict(no_pin(), IOWSTAT_DEBUGFS=fake_debugfs(None))
+    expect(run(env=env), 2, no_backend_re())
 
 
 @test
@@ -294,15 +315,14 @@ def err_unknown_abi():
 
 @test
 def err_not_root():
+    """Without the module (this machine has none) a user is told the two
+    ways, which need root; with it, the guest's robust.py checks the
+    "must be root" line."""
     if os.geteuid() == 0:
-        def drop():
-            os.setgid(65534)
-            os.setgroups([])
-            os.setuid(65534)
-        res = run(preexec_fn=drop)
+        res = run(env=no_pin(), preexec_fn=unprivileged)
     else:
-        res = run()
-    expect(res, 2, r"^iowstat: must be root: .* is readable by root only")
+        res = run(env=no_pin())
+    expect(res, 2, no_backend_re())
 
 
 @test
@@ -313,11 +333,92 @@ def err_bad_interval_and_count():
     expect(run("1", "2", "3"), 2, r'unexpected argument "3"')
 
 
+TRY = r"; try 'iowstat --help'$"
+# getopt_long's own words, on one line with what to do
+GETOPT_ERRORS = [
+    (("--frob",), r"unrecognized option '--frob'" + TRY),
+    (("--frob=1",), r"unrecognized option '--frob=1'" + TRY),
+    (("-q",), r"invalid option -- 'q'" + TRY),
+    (("-nq",), r"invalid option -- 'q'" + TRY),
+    (("--t",), r"option '--t' is ambiguous; possibilities: '--timestamp' "
+     r"'--top'" + TRY),
+    (("--re", "x"), r"option '--re' is ambiguous; possibilities: "
+     r"'--record' '--replay'" + TRY),
+    (("--bpf=1",), r"option '--bpf' doesn't allow an argument" + TRY),
+    (("--help=x",), r"option '--help' doesn't allow an argument" + TRY),
+    (("--wid=3",), r"option '--wide' doesn't allow an argument" + TRY),
+    (("--unit",), r"option '--unit' requires an argument" + TRY),
+    (("--rec",), r"option '--record' requires an argument" + TRY),
+    (("-S",), r"option requires an argument -- 'S'" + TRY),
+]
+
+
+def expect_usage_errors(cases, *before):
+    """each (args, message): exit 2, that one line, nothing on stdout"""
+    for args, err in cases:
+        expect(run(*before, *args), 2, r"^iowstat: " + err, out="")
+
+
 @test
-def err_unknown_option():
-    expect(run("--frob"), 2, r'^iowstat: unknown option "--frob"')
-    expect(run("-q"), 2, r'^iowstat: unknown option "-q"')
-    expect(run("-S", "x"), 2, r"-S requires k, K, m or M")
+def err_getopt_messages():
+    expect_usage_errors(GETOPT_ERRORS)
+
+
+@test
+def unique_abbreviations_work():
+    want = run("--replay", REC, "-n").stdout
+    expect(run("--rep", REC, "--one"), 0, out=want)
+    expect(run("--replay=" + REC, "--one-h"), 0, out=want)
+
+
+# every option that would do nothing where it is given: refused, not
+# dropped (the recording is never read: the refusal comes first)
+REFUSED = [
+    (("-o", "prom", "--", "true"), r"-o prom does not go with -- CMD"),
+    (("1", "2", "--", "true"), r"-- CMD samples until CMD ends: give no "
+     r"count"),
+    (("-n", "--", "true"), r"-n shapes vmstat's lines, which -- CMD"),
+    (("--top", "--", "true"), r"--top and -- CMD exclude each other"),
+    (("-n", "-P", "ALL"), r"-n shapes vmstat's lines, which -P does not"),
+    (("-t", "-o", "json"), r"-t shapes vmstat's lines, which -o json"),
+    (("-w", "-o", "csv"), r"-w shapes vmstat's lines, which -o csv"),
+    (("-S", "M", "-o", "prom"), r"-S shapes vmstat's lines, which -o prom"),
+    (("-y", "--top"), r"-y shapes vmstat's lines, which --top does not"),
+    (("-o", "prom", "-P", "1"), r"-o prom exports every CPU; leave out -P"),
+    (("-o", "prom", "5"), r"-o prom prints one exposition; give no "
+     r"interval"),
+    (("--replay", REC, "-o", "prom", "5"), r"-o prom prints one "
+     r"exposition; give no interval"),
+    (("--top", "-P", "ALL"), r"--top and -P exclude each other"),
+    (("--top", "-o", "prom"), r"--top and -o prom exclude each other"),
+    (("--cgroup",), r"--cgroup goes with --top"),
+    (("--bpf", "--replay", REC), r"--replay reads the recording, no "
+     r"backend; leave out --bpf"),
+    (("--record", "x", "--replay", REC), r"--record and --replay exclude"),
+    (("--replay", REC, "--", "true"), r"--replay cannot run a command"),
+    (("--bpf", "-n", "attach"), r"--bpf attach takes nothing else"),
+    (("-P", "0", "--bpf", "detach"), r"--bpf detach takes nothing else"),
+    (("-o", "json", "-o", "csv"), r"--output given twice; give it once"),
+    (("-P", "0", "--cpus", "1"), r"--cpus given twice"),
+    (("--record", "a", "--record", "b"), r"--record given twice"),
+]
+
+
+@test
+def err_refused_combinations():
+    expect_usage_errors(REFUSED)
+
+
+@test
+def err_bad_values():
+    expect(run("-S", "x"), 2, r'^iowstat: -S requires k, K, m, M or b, not '
+           r'"x"', out="")
+    expect(run("-S", "kk"), 2, r'-S requires k, K, m, M or b, not "kk"')
+    for bad in ("0,,1", "0,", ",1", "1-", "0-1-2", "1x"):
+        expect(run("-P", bad), 2, r'^iowstat: -P requires ALL or a list of '
+               r'CPUs like 0,2,4-7, not "%s"$' % re.escape(bad), out="")
+    expect(run("-P", "all"), 2, r'^iowstat: -P requires ALL in capitals, '
+           r'as mpstat does, not "all"; did you mean -P ALL\?$', out="")
 
 
 @test
@@ -421,7 +522,7 @@ def cmd_record_replays_summary():
     res = run("--record", rec, "--", "sh", "-c", "sleep 0.1; true",
               env={"IOWSTAT_DEBUGFS": d})
     expect(res, 0)
-    check(re.search(r"^Tree: +procs threads +thread-s ", res.stderr, re.M),
+    check(re.search(r"^Tree: +unit +thread-s +user ", res.stderr, re.M),
           "live: Tree rows: %r" % res.stderr)
     again = run("--replay", rec)
     expect(again, 0)
@@ -448,11 +549,12 @@ TREE_FILE = ("have_tree 1\nhave_iowait 1\nprocesses 3\nthreads 4\n"
 # 4.368 s: 7.39 (0.323), 4.81 (0.210), 1.10 (0.048), 33.86 (1.479),
 # 52.84 (2.308), 33.17 (1.449); "left 1": one line says so
 TREE_ROWS = (
-    "\nTree:       procs threads  thread-s     user      sys     runq"
+    "\nTree:       3 processes, 4 threads\n"
+    "Tree:       unit  thread-s     user      sys     runq"
     "   iowait    other   iowblk       wa\n"
-    "Tree:           3       4     4.368    0.323    0.210    0.048"
+    "Tree:          s     4.368    0.323    0.210    0.048"
     "    1.479    2.308    1.449    1.467\n"
-    "Tree:                   %    100.00     7.39     4.81     1.10"
+    "Tree:          %    100.00     7.39     4.81     1.10"
     "    33.86    52.84    33.17\n"
     "Tree:       1 processes of the tree still ran at the end: not "
     "counted, moved back to iowstat's cgroup\n")
@@ -485,6 +587,16 @@ def cmd_replay_tree_by_hand():
 
 
 @test
+def err_cmd_replay_refuses_view_options():
+    expect_usage_errors(((("-n",), r"-n shapes vmstat's lines, which a "
+                          r"recording of -- CMD does not print"),
+                         (("1", "2"), r"\S+ is a -- CMD recording, whose "
+                          r"summary covers the whole run: give no interval"),
+                         (("--top",), r"--top and a recording of -- CMD")),
+                        "--replay", cmd_rec())
+
+
+@test
 def cmd_replay_of_an_older_recording():
     """an older iowstat's recording has no tree file: the summary without
     Tree rows, as that iowstat printed it"""
@@ -500,6 +612,142 @@ def cmd_replay_damaged_tree():
     line = open(path).read().split("\n").index("threads 4x") + 1
     expect_bad(path, r"bad\.rec:%d: sample 1: iowstat:tree line 4: bad "
                r"number" % line)
+
+
+# --- every key documented, each saying whose figure it is ----------------
+
+def json_keys(doc):
+    """every key of a json document, at any depth"""
+    if isinstance(doc, dict):
+        return set(doc) | set().union(*map(json_keys, doc.values()))
+    if isinstance(doc, list):
+        return set().union(set(), *map(json_keys, doc))
+    return set()
+
+
+def man_section(title):
+    """the text of a section of iowstat.8, roff's \\- as -"""
+    with open(os.path.join(iow.REPO, "man", "iowstat.8")) as f:
+        text = f.read().replace("\\-", "-")
+    start = text.index('.SS "%s"' % title)
+    end = min(text.find(h, start + 1) for h in (".SS", ".SH"))
+    return text[start:end]
+
+
+@test
+def json_and_csv_keys_documented():
+    """every key that -o json and every column that -o csv print, of every
+    view, in the one place that says whose figure it is"""
+    doc = man_section("Keys of -o json and -o csv")
+    top = os.path.join(iow.FIXTURES, "top.rec")
+    runs = [(REC, "-P", "ALL"), (top, "--top"), (top, "--top", "--cgroup"),
+            (cmd_rec(),)]
+    keys = set()
+    for args in runs:
+        res = run("--replay", *args, "-o", "json")
+        expect(res, 0)
+        keys |= json_keys(json.loads(res.stdout))
+        res = run("--replay", *args, "-o", "csv")
+        expect(res, 0)
+        keys |= set(res.stdout.split("\n", 1)[0].split(","))
+    missing = sorted(k for k in keys if not re.search(
+        r"(?<![\w-])%s(?![\w-])" % re.escape(k), doc))
+    check(not missing, "not in iowstat.8's keys: %s" % " ".join(missing))
+    check(len(keys) > 70, "%d keys: every view's" % len(keys))
+
+
+DELAYACCT = "/proc/sys/kernel/task_delayacct"
+
+
+@test
+def blkio_delay_only_with_delay_accounting():
+    """blkio-delay-ns is delay accounting's figure: there only when
+    kernel.task_delayacct is on, left out (not 0) when it is off; a
+    recording keeps which"""
+    if os.geteuid() or not os.path.exists(DELAYACCT):
+        raise iow.Skip("needs root (taskstats) and %s" % DELAYACCT)
+    d = fake_debugfs(good_cpus())
+    rec = os.path.join(TMP, "delayacct.rec")
+    was = open(DELAYACCT).read()
+    try:
+        for on in (0, 1):
+            with open(DELAYACCT, "w") as f:
+                f.write("%d\n" % on)
+            res = run("--record", rec, "-o", "json", "--", "true",
+                      env={"IOWSTAT_DEBUGFS": d})
+            expect(res, 0)
+            tree = json.loads(res.stdout)["sysstat"]["hosts"][0][
+                "command"]["tree"]
+            check(("blkio-delay-ns" in tree) == bool(on) and
+                  tree["threads"] >= 1, "task_delayacct %d: %r" % (on, tree))
+            again = json.loads(run("--replay", rec, "-o", "json").stdout)
+            check(again["sysstat"]["hosts"][0]["command"]["tree"] == tree,
+                  "task_delayacct %d: replayed %r" % (on, again))
+    finally:
+        with open(DELAYACCT, "w") as f:
+            f.write(was)
+
+
+# --- the bash completion ------------------------------------------------
+
+COMPLETION = os.path.join(iow.REPO, "completion", "iowstat")
+BASH_COMPLETION = "/usr/share/bash-completion/bash_completion"
+# source it into an interactive bash, show what is registered, then what
+# the function offers for the last of the words
+COMPLETE = (
+    'source "$0"; complete -p iowstat; COMP_WORDS=("$@"); '
+    'COMP_CWORD=$(($# - 1)); COMP_LINE="$*"; COMP_POINT=${#COMP_LINE}; '
+    '_iowstat iowstat "${COMP_WORDS[COMP_CWORD]}" '
+    '"${COMP_WORDS[COMP_CWORD - 1]}"; printf "%s\\n" "${COMPREPLY[@]}"')
+
+
+def complete(shell, *words):
+    """(what the completion offers for the last word, its errors), the
+    shell: "bash --norc -i", "bash -i" (the user's startup files) or
+    with bash-completion loaded first"""
+    script = COMPLETE
+    if shell == "bash-completion":
+        script = 'source %s; %s' % (BASH_COMPLETION, COMPLETE)
+    args = ["bash", "--norc"] if shell == "bash --norc -i" else ["bash"]
+    p = subprocess.run(args + ["-i", "-c", script, COMPLETION, "iowstat"] +
+                       list(words), capture_output=True, text=True,
+                       cwd=TMP, stdin=subprocess.DEVNULL, timeout=30)
+    lines = p.stdout.splitlines()
+    check(lines[:1] == ["complete -F _iowstat iowstat"],
+          "%s: complete -p iowstat: %r" % (shell, p.stdout))
+    # an interactive bash without a terminal warns about job control, and
+    # compopt refuses to run outside a completion bash started
+    noise = ("job control", "terminal process group",
+             "compopt: not currently executing completion function")
+    errs = [e for e in p.stderr.splitlines()
+            if not any(n in e for n in noise)]
+    return lines[1:], errs
+
+
+@test
+def completion_in_any_bash():
+    """sourced with no bash-completion and no extglob, or with it: no
+    error, and it completes options, values, files and the command"""
+    open(os.path.join(TMP, "run.rec"), "w").close()
+    shells = ["bash --norc -i", "bash -i"]
+    if os.path.exists(BASH_COMPLETION):
+        shells.append("bash-completion")
+    cases = [(("--rec",), ["--record"]),
+             (("-o", ""), ["json", "csv", "prom"]),
+             (("-nS", ""), ["k", "K", "m", "M", "b"]),
+             (("--replay", "run."), ["run.rec"]),
+             (("--bpf", ""), ["attach", "detach"])]
+    for shell in shells:
+        for words, want in cases:
+            got, errs = complete(shell, *words)
+            check(not errs and got == want, "%s: iowstat %s: %r, errors %r"
+                  % (shell, " ".join(words), got, errs))
+        got, errs = complete(shell, "-P", "")
+        check(not errs and got[0] == "ALL" and "0" in got,
+              "%s: -P: %r %r" % (shell, got, errs))
+        got, errs = complete(shell, "1", "--", "slee")
+        check(not errs and "sleep" in got, "%s: -- slee: %r %r"
+              % (shell, got, errs))
 
 
 sys.exit(iow.run_tap(TESTS, TMP))

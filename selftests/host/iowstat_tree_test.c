@@ -347,7 +347,7 @@ TEST(tree_file_round_trip)
 		.processes = 3, .threads = 4, .thread_ns = 1ull << 40,
 		.user_ns = 11, .sys_ns = 12, .tick_ns = 13, .runq_ns = 14,
 		.blkio_ns = 15, .have_tree = true, .have_iowait = true,
-		.iowait_ns = 16, .iowait_blk_ns = 17, .wa_ns = 18, .left = 2,
+		.have_blkio = true, .iowait_ns = 16, .iowait_blk_ns = 17, .wa_ns = 18, .left = 2,
 		.lost = true, .no_iowait = "cannot join /a\nb",
 	}, q;
 	struct parse_err pe = { 0, NULL };
@@ -368,6 +368,7 @@ TEST(tree_file_round_trip)
 	EXPECT_EQ(15, q.blkio_ns);
 	EXPECT_TRUE(q.have_tree);
 	EXPECT_TRUE(q.have_iowait);
+	EXPECT_TRUE(q.have_blkio);
 	EXPECT_EQ(16, q.iowait_ns);
 	EXPECT_EQ(17, q.iowait_blk_ns);
 	EXPECT_EQ(18, q.wa_ns);

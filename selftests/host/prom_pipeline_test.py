@@ -37,7 +37,6 @@ import json
 import mmap
 import os
 import random
-import shlex
 import shutil
 import socket
 import subprocess
@@ -102,15 +101,6 @@ def free_port():
         return s.getsockname()[1]
 
 
-def exec_start():
-    """The packaged service's command, as systemd would split it"""
-    with open(UNIT) as f:
-        for line in f:
-            if line.startswith("ExecStart="):
-                return shlex.split(line[len("ExecStart="):])
-    raise RuntimeError(f"no ExecStart= in {UNIT}")
-
-
 def parse_prom(text):
     """{(name, cpu): value} of the per-CPU samples of a textfile"""
     out = {}
@@ -140,7 +130,7 @@ class Writer(threading.Thread):
 
     def __init__(self, env, textdir):
         super().__init__(daemon=True)
-        self.cmd = exec_start()
+        self.cmd = iow.exec_start(UNIT)
         self.env = dict(env, DIR=textdir)
         self.path = os.path.join(textdir, "iowprobe.prom")
         self.writes = []

@@ -16,6 +16,7 @@ import mmap
 import os
 import random
 import re
+import shlex
 import shutil
 import subprocess
 import sys
@@ -43,6 +44,10 @@ TEXT_COLS = ("dev", "comm")
 SCHEDSTAT_VERSIONS = (15, 16, 17)
 
 
+class Skip(Exception):
+    """A run_tap() test that cannot run here raises it, with why"""
+
+
 def run_tap(tests, tmp, setup=None):
     """Run each function of tests as one TAP test, then remove tmp.
 
@@ -57,13 +62,16 @@ def run_tap(tests, tmp, setup=None):
         except Exception as e:  # noqa: BLE001 - every test fails alike
             broken = "setup failed: %s" % e
             print("# " + broken)
-    failed = 0
+    failed = skipped = 0
     for n, fn in enumerate(tests, 1):
         try:
             if broken:
                 raise AssertionError(broken)
             fn()
             print("ok %d %s" % (n, fn.__name__))
+        except Skip as e:
+            skipped += 1
+            print("ok %d %s # SKIP %s" % (n, fn.__name__, e))
         except Exception as e:  # noqa: BLE001 - report and go on
             failed += 1
             for line in str(e).split("\n"):
@@ -71,8 +79,8 @@ def run_tap(tests, tmp, setup=None):
             print("not ok %d %s" % (n, fn.__name__))
         sys.stdout.flush()
     shutil.rmtree(tmp, ignore_errors=True)
-    print("# Totals: pass:%d fail:%d xfail:0 xpass:0 skip:0 error:0"
-          % (len(tests) - failed, failed))
+    print("# Totals: pass:%d fail:%d xfail:0 xpass:0 skip:%d error:0"
+          % (len(tests) - failed - skipped, failed, skipped))
     return 1 if failed else 0
 
 
@@ -582,10 +590,33 @@ def preempt_rt():
         return "PREEMPT_RT" in os.uname().version
 
 
+def exec_start(unit):
+    """The ExecStart= command of a systemd unit file, as systemd splits
+    it: continuation lines joined (the backslash becomes a space)"""
+    with open(unit) as f:
+        text = f.read().replace("\\\n", " ")
+    for line in text.splitlines():
+        if line.startswith("ExecStart="):
+            return shlex.split(line[len("ExecStart="):])
+    raise RuntimeError(f"no ExecStart= in {unit}")
+
+
 def skip_all(why):
     """A whole test skipped before its plan: KTAP's "1..0 # SKIP", exit 4"""
     print(f"1..0 # SKIP {why}")
     sys.exit(4)
+
+
+def need_bpf_here(iowstat):
+    """Skip the whole test unless iowstat can load BPF programs here: as
+    root, built, and built with libbpf (bpf/bpf.mk)"""
+    if os.geteuid() != 0:
+        skip_all("loading BPF programs needs root")
+    if not os.access(iowstat, os.X_OK):
+        skip_all(f"{iowstat} not built: make -C user")
+    if "libbpf" not in subprocess.run(["ldd", iowstat], capture_output=True,
+                                      text=True).stdout:
+        skip_all("iowstat built without BPF: make -C user BPF=1")
 
 
 def random_file(path, mb):
