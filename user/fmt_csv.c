@@ -13,7 +13,7 @@ void fmt_csv_header(FILE *f)
 {
 	fputs("timestamp,cpu,usr,nice,sys,iowait,irq,soft,steal,guest,gnice,"
 	      "idle,kidle,kiowait,xidle,xiowait,xblk,xblkany,xerr,"
-	      "psi_some_total_us,psi_full_total_us\n", f);
+	      "psi_some_total_us,psi_full_total_us,xdisk,xnodisk,kiwall\n", f);
 }
 
 static void csv_row(FILE *f, const char *ts, const char *cpu,
@@ -31,10 +31,11 @@ static void csv_row(FILE *f, const char *ts, const char *cpu,
 	fprintf(f, "%.2f,%.2f,%.2f,%.2f,%.2f,%.2f,%.2f,", r.kidle, r.kiowait,
 		r.xidle, r.xiowait, r.xblk, r.xblkany, r.err);
 	if (s->have & HAVE_PSI)
-		fprintf(f, "%" PRIu64 ",%" PRIu64 "\n", s->psi_some_us,
+		fprintf(f, "%" PRIu64 ",%" PRIu64, s->psi_some_us,
 			s->psi_full_us);
 	else
-		fputs(",\n", f);
+		fputc(',', f);
+	fprintf(f, ",%.2f,%.2f,%.2f\n", r.xdisk, r.xnodisk, r.kiwall);
 }
 
 void fmt_csv_sample(FILE *f, const struct iowstat_snapshot *cur,

@@ -66,8 +66,10 @@ static void json_row(FILE *f, const char *cpu, const uint64_t *t,
 		s.guest, s.gnice, s.idle);
 	fprintf(f, "\"kidle\": %.2f, \"kiowait\": %.2f, \"xidle\": %.2f, "
 		"\"xiowait\": %.2f, \"xblk\": %.2f, \"xblkany\": %.2f, "
-		"\"xerr\": %.2f}%s\n", r.kidle, r.kiowait, r.xidle, r.xiowait,
-		r.xblk, r.xblkany, r.err, last ? "" : ",");
+		"\"xerr\": %.2f, \"xdisk\": %.2f, \"xnodisk\": %.2f, "
+		"\"kiwall\": %.2f}%s\n", r.kidle, r.kiowait, r.xidle,
+		r.xiowait, r.xblk, r.xblkany, r.err, r.xdisk, r.xnodisk,
+		r.kiwall, last ? "" : ",");
 }
 
 static unsigned int last_shown(const struct iowstat_delta *d,

@@ -6,6 +6,7 @@
 #include <stdint.h>
 
 #include "view_cpus.h"
+#include "why.h"
 
 #define IOWSTAT_VERSION	"0.1.0"
 
@@ -30,6 +31,7 @@ struct env {
 	bool top;			/* -T: who waits, per interval */
 	bool cgroup;			/* --cgroup: per cgroup, not process */
 	unsigned int top_n;		/* -T=N: rows per interval */
+	enum why_when why;		/* --why: the words after a line */
 };
 
 /* Return: 0 to run, 1 when --help/--version printed, -EINVAL on misuse. */

@@ -4,6 +4,7 @@
  * recording: take samples, difference them, hand them to the view.
  */
 #include <errno.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
@@ -95,6 +96,7 @@ struct view_run {
 	bool top;			/* --top table */
 	struct top_view tv;
 	struct top_avg avg;		/* --top: the run's sums, for Average: */
+	struct top_view why_tv;		/* --why: who waited, every one */
 	struct iowstat_delta *d, *acc;
 	struct iowstat_snapshot *mem;	/* the first sample: vmstat's memory */
 	struct rebase_state rs;
@@ -131,6 +133,29 @@ static void view_begin(struct view_run *v, const struct iowstat_snapshot *s)
 			vmstat_print_header(stdout, &v->vo,
 					    s->real_ns / 1000000000ull);
 	}
+}
+
+/*
+ * view_why - the interval's wa in words on stderr, after the line or
+ * block that stdout has printed; the processes when the owner files
+ * were read
+ */
+static void view_why(struct view_run *v, const struct iowstat_snapshot *p,
+		     const struct iowstat_snapshot *c)
+{
+	bool named = p->have & c->have & HAVE_PROCS;
+	struct why w;
+
+	if (v->env->why == WHY_NEVER || v->env->out != OUT_TEXT)
+		return;
+	if (named && top_compute(&v->why_tv, p, c, UINT_MAX))
+		named = false;
+	why_compute(v->d, named ? &v->why_tv : NULL, v->m->hz, &w);
+	if (!why_wanted(&w, v->env->why))
+		return;
+	fflush(stdout);
+	why_print(stderr, &w);
+	fflush(stderr);
 }
 
 static void vmstat_sample(struct view_run *v, const struct iowstat_snapshot *p,
@@ -189,8 +214,10 @@ static void view_sample(struct view_run *v, const struct iowstat_snapshot *p,
 	} else {
 		vmstat_sample(v, p, c, i);
 	}
-	if (p)
+	if (p) {
 		v->blocks++;
+		view_why(v, p, c);
+	}
 	fflush(stdout);
 }
 
@@ -374,6 +401,7 @@ out:
 	snapshot_free(s[0]);
 	snapshot_free(s[1]);
 	top_free(&v.tv);
+	top_free(&v.why_tv);
 	top_avg_free(&v.avg);
 	free(v.d);
 	free(v.acc);

@@ -12,6 +12,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <poll.h>
 #include <stdlib.h>
 #include <string.h>
@@ -177,6 +178,8 @@ struct cmd_run {
 	struct cmd_tree tree;
 	struct cmd_cgroup cg;
 	char no_tree[160], no_iowait[160];
+	struct top_avg why_avg;		/* --why: who waited over the run */
+	bool why_named;			/* every sample had the procs file */
 };
 
 /*
@@ -247,6 +250,9 @@ static int step(struct cmd_run *c)
 		return r ? r : -EINTR;
 	delta_compute(c->s[0], c->s[1], c->d, &c->rs);
 	delta_add(c->acc, c->d);
+	c->why_named &= !!(c->s[0]->have & c->s[1]->have & HAVE_PROCS);
+	if (c->why_named && top_avg_add(&c->why_avg, c->s[0], c->s[1]))
+		c->why_named = false;
 	t = c->s[0];
 	c->s[0] = c->s[1];
 	c->s[1] = t;
@@ -315,6 +321,8 @@ void cmd_print_summary(FILE *f, const struct cmd_result *c,
 
 static int cmd_alloc(struct cmd_run *c)
 {
+	c->why_avg.kind = IOWPROBE_PROCS;
+	c->why_named = true;
 	c->s[0] = snapshot_alloc();
 	c->s[1] = snapshot_alloc();
 	c->d = calloc(1, sizeof(*c->d));
@@ -328,6 +336,29 @@ static void cmd_free(struct cmd_run *c)
 	snapshot_free(c->s[1]);
 	free(c->d);
 	free(c->acc);
+	top_avg_free(&c->why_avg);
+}
+
+/*
+ * cmd_why - the run's wa in words after the summary, on stderr with it:
+ * the whole run's figures, and who waited over the whole run
+ */
+static void cmd_why(const struct env *env, const struct iowstat_meta *m,
+		    const struct cmd_run *c)
+{
+	struct top_view tv = { .kind = IOWPROBE_PROCS };
+	bool named = c->why_named && c->why_avg.intervals;
+	struct why w;
+
+	if (env->why == WHY_NEVER)
+		return;
+	if (named && top_avg_view(&c->why_avg, &tv, UINT_MAX))
+		named = false;
+	why_compute(c->acc, named ? &tv : NULL, m->hz, &w);
+	if (why_wanted(&w, env->why))
+		why_print(stderr, &w);
+	fflush(stderr);
+	top_free(&tv);
 }
 
 /*
@@ -353,6 +384,7 @@ static void report(const struct env *env, const struct iowstat_meta *m,
 		break;
 	default:
 		cmd_print_summary(stderr, res, c->acc, &env->sel);
+		cmd_why(env, m, c);
 		return;
 	}
 	fflush(stdout);

@@ -137,7 +137,8 @@ def json_parses_and_keeps_sysstat_keys():
     load = st[0]["cpu-load"]
     check([c["cpu"] for c in load] == ["all", "0", "1"], "cpu rows")
     keys = ("usr nice sys iowait irq soft steal guest gnice idle kidle "
-            "kiowait xidle xiowait xblk xblkany xerr").split()
+            "kiowait xidle xiowait xblk xblkany xerr xdisk xnodisk "
+            "kiwall").split()
     check(list(load[0].keys()) == ["cpu"] + keys, list(load[0].keys()))
     check(load[1]["xiowait"] == 20.0 and load[1]["kidle"] == 60.0, "cpu0")
     # /proc/stat interval 1: 60 us, 30 sy, 150 id, 50 wa, 10 soft of 300
@@ -470,7 +471,7 @@ def cmd_rec(tree=TREE_FILE):
 
 @test
 def cmd_replay_tree_by_hand():
-    res = run("--replay", cmd_rec())
+    res = run("--replay", cmd_rec(), "--why=never")
     expect(res, 0)
     check(res.stderr.endswith(TREE_ROWS), "Tree rows %r" % res.stderr)
     tree = json.loads(run("--replay", cmd_rec(), "-o", "json").stdout)[
@@ -488,9 +489,10 @@ def cmd_replay_tree_by_hand():
 def cmd_replay_of_an_older_recording():
     """an older iowstat's recording has no tree file: the summary without
     Tree rows, as that iowstat printed it"""
-    res = run("--replay", cmd_rec(None))
+    res = run("--replay", cmd_rec(None), "--why=never")
     expect(res, 0)
-    check(res.stderr + TREE_ROWS == run("--replay", cmd_rec()).stderr,
+    check(res.stderr + TREE_ROWS ==
+          run("--replay", cmd_rec(), "--why=never").stderr,
           "the summary, no Tree rows: %r" % res.stderr)
 
 
