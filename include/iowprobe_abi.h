@@ -105,12 +105,28 @@ iowprobe_col_combine(enum iowprobe_col_kind kind, unsigned long long sum,
 	return sum + v;
 }
 
+/* where an iowait sleeper waits, by position (iowprobe_wait_kinds.h) */
+enum iowprobe_wait_kind {
+#define IOWPROBE_WAIT_KIND(kind)	IOWPROBE_WAIT_##kind,
+#include "iowprobe_wait_kinds.h"
+	IOWPROBE_WAIT_KINDS
+};
+
+/*
+ * In the owner column list, a column that a later module added: printed
+ * as any other, but a reader takes 0 from a module without it
+ */
+#define IOWPROBE_OCOL_ADDED	2
+
 /* the procs and cgroups columns, by position (iowprobe_owner_cols.h) */
 enum iowprobe_owner_col {
 #define IOWPROBE_OWNER_COL(name, in_procs, in_cgroups)	IOWPROBE_OCOL_##name,
 #include "iowprobe_owner_cols.h"
 	IOWPROBE_OCOL_NR
 };
+
+/* the wait_<kind>_ns column of a kind: they follow the kinds' order */
+#define IOWPROBE_OCOL_WAIT(kind)	(IOWPROBE_OCOL_wait_uring_ns + (kind))
 
 /* who a row of the owner files stands for: its file is the kind's name */
 enum iowprobe_owner_kind {

@@ -310,4 +310,78 @@ static __always_inline __u32 iowprobe_lat_slot(__u64 ns)
 	return s < IOWPROBE_LAT_SLOTS ? s : IOWPROBE_LAT_SLOTS - 1;
 }
 
+/*
+ * The x86_64 system call numbers a wait is sorted by
+ * (arch/x86/entry/syscalls/syscall_64.tbl: an ABI, never renumbered).
+ * Here as numbers, not __NR_ names, for the BPF program has none;
+ * selftests/host/core_test.c checks them against <asm/unistd_64.h>.
+ */
+enum iowprobe_sysnr {
+	IOWPROBE_NR_read		= 0,
+	IOWPROBE_NR_write		= 1,
+	IOWPROBE_NR_pread64		= 17,
+	IOWPROBE_NR_pwrite64		= 18,
+	IOWPROBE_NR_readv		= 19,
+	IOWPROBE_NR_writev		= 20,
+	IOWPROBE_NR_msync		= 26,
+	IOWPROBE_NR_sendfile		= 40,
+	IOWPROBE_NR_fsync		= 74,
+	IOWPROBE_NR_fdatasync		= 75,
+	IOWPROBE_NR_sync		= 162,
+	IOWPROBE_NR_splice		= 275,
+	IOWPROBE_NR_tee			= 276,
+	IOWPROBE_NR_sync_file_range	= 277,
+	IOWPROBE_NR_vmsplice		= 278,
+	IOWPROBE_NR_preadv		= 295,
+	IOWPROBE_NR_pwritev		= 296,
+	IOWPROBE_NR_syncfs		= 306,
+	IOWPROBE_NR_copy_file_range	= 326,
+	IOWPROBE_NR_preadv2		= 327,
+	IOWPROBE_NR_pwritev2		= 328,
+	IOWPROBE_NR_io_uring_enter	= 426,
+};
+
+/*
+ * iowprobe_wait_kind_of() - where a user task sleeping in iowait waits,
+ * from @nr, the system call it is in: its saved orig_ax, -1 (any
+ * negative) outside a system call, which for a sleeper is a page fault
+ * (doc/design.md#where-each-sleeper-waits).  A kernel thread has no
+ * system call: the caller sorts it (other) and io_uring's own workers
+ * (uring) first.
+ */
+static __always_inline enum iowprobe_wait_kind iowprobe_wait_kind_of(long nr)
+{
+	if (nr < 0)
+		return IOWPROBE_WAIT_fault;
+	switch (nr) {
+	case IOWPROBE_NR_io_uring_enter:
+		return IOWPROBE_WAIT_uring;
+	case IOWPROBE_NR_read:
+	case IOWPROBE_NR_write:
+	case IOWPROBE_NR_pread64:
+	case IOWPROBE_NR_pwrite64:
+	case IOWPROBE_NR_readv:
+	case IOWPROBE_NR_writev:
+	case IOWPROBE_NR_preadv:
+	case IOWPROBE_NR_pwritev:
+	case IOWPROBE_NR_preadv2:
+	case IOWPROBE_NR_pwritev2:
+	case IOWPROBE_NR_sendfile:
+	case IOWPROBE_NR_copy_file_range:
+	case IOWPROBE_NR_splice:
+	case IOWPROBE_NR_tee:
+	case IOWPROBE_NR_vmsplice:
+		return IOWPROBE_WAIT_rw;
+	case IOWPROBE_NR_fsync:
+	case IOWPROBE_NR_fdatasync:
+	case IOWPROBE_NR_sync:
+	case IOWPROBE_NR_syncfs:
+	case IOWPROBE_NR_sync_file_range:
+	case IOWPROBE_NR_msync:
+		return IOWPROBE_WAIT_sync;
+	default:
+		return IOWPROBE_WAIT_other;
+	}
+}
+
 #endif /* IOWPROBE_CORE_H */

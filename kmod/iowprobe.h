@@ -78,6 +78,7 @@ struct iowprobe_owner;
  * @t_sleep:    when it went to sleep
  * @blk_snap:   its process row's in-flight clock at @t_sleep
  * @share_snap: its CPU's share_ns when it was counted there
+ * @kind:       where it waits, enum iowprobe_wait_kind
  */
 struct iowprobe_wait {
 	struct iowprobe_owner *owner[IOWPROBE_OWNER_KINDS];
@@ -85,6 +86,7 @@ struct iowprobe_wait {
 	u64 t_sleep;
 	u64 blk_snap;
 	u64 share_snap;
+	u8 kind;
 };
 
 /* one entry of a pointer-keyed table: a followed task or request */

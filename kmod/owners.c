@@ -28,11 +28,13 @@
 #include <linux/kdev_t.h>
 #include <linux/log2.h>
 #include <linux/sched.h>
+#include <linux/sched/task_stack.h>
 #include <linux/seq_file.h>
 #include <linux/slab.h>
 #include <linux/stringify.h>
 #include <linux/vmalloc.h>
 #include <linux/workqueue.h>
+#include <asm/syscall.h>
 
 #include "iowprobe.h"
 #include "owners.h"
@@ -338,6 +340,27 @@ static void blk_watch(struct iowprobe_owner *o, u64 now)
 }
 
 /*
+ * wait_kind() - where @p, going to sleep in iowait, waits: one load of the
+ * system call number from its saved user registers, as /proc/PID/syscall
+ * reads it (doc/design.md#where-each-sleeper-waits).  A kernel thread's
+ * registers are zeros, and io_uring's workers' a copy of their creator's:
+ * both are sorted by their flags first.
+ */
+static enum iowprobe_wait_kind wait_kind(struct task_struct *p)
+{
+	if (p->flags & PF_KTHREAD)
+		return IOWPROBE_WAIT_other;
+	if (p->flags & PF_IO_WORKER)
+		return IOWPROBE_WAIT_uring;
+#ifdef TS_COMPAT
+	/* a 32-bit system call's number is another table's */
+	if (task_thread_info(p)->status & TS_COMPAT)
+		return IOWPROBE_WAIT_other;
+#endif
+	return iowprobe_wait_kind_of(syscall_get_nr(p, task_pt_regs(p)));
+}
+
+/*
  * iowprobe_owners_sleep() - @p, with rows @w->owner, sleeps from @now on;
  * its process's in-flight clock is the one it watches.  Under its CPU's
  * lock, so interrupts are off.
@@ -350,6 +373,7 @@ void iowprobe_owners_sleep(struct iowprobe_wait *w, struct task_struct *p,
 	lockdep_assert_irqs_disabled();
 	w->t_sleep = now;
 	w->blk_snap = 0;
+	w->kind = wait_kind(p);
 	if (o) {
 		raw_spin_lock(&o->lock);
 		name(o, p, w->cgroup);
@@ -383,13 +407,17 @@ static void book_dev(struct iowprobe_owner *o, dev_t dev, u64 ns)
 	o->f.dev_ns[i] += ns;
 }
 
-/* book_wake() - a sleeper woke: @wait and @share on row @o; its lock held */
-static void book_wake(struct iowprobe_owner *o, u64 wait, u64 blk, dev_t dev,
-		      u64 share)
+/*
+ * book_wake() - a sleeper woke: @wait in @kind and @share on row @o; its
+ * lock held
+ */
+static void book_wake(struct iowprobe_owner *o, u64 wait, u8 kind, u64 blk,
+		      dev_t dev, u64 share)
 {
 	atomic_dec(&o->f.asleep);
 	o->f.sleeps++;
 	o->f.wait_ns += wait;
+	o->f.wait_kind_ns[kind] += wait;
 	o->f.wait_blk_ns += blk;
 	o->f.wa_ns += share;
 	book_dev(o, dev, blk);
@@ -414,13 +442,13 @@ void iowprobe_owners_wake(const struct iowprobe_wait *w, u64 now, u64 share)
 		blk = iowprobe_since(iowprobe_gclock_read(&o->f.blk, now),
 				     w->blk_snap);
 		dev = iowprobe_blk_devt(READ_ONCE(o->f.dev_last));
-		book_wake(o, wait, blk, dev, share);
+		book_wake(o, wait, w->kind, blk, dev, share);
 		raw_spin_unlock(&o->lock);
 	}
 	o = w->owner[IOWPROBE_CGROUPS];
 	if (o) {
 		raw_spin_lock(&o->lock);
-		book_wake(o, wait, blk, dev, share);
+		book_wake(o, wait, w->kind, blk, dev, share);
 		raw_spin_unlock(&o->lock);
 	}
 }
@@ -558,6 +586,7 @@ static bool exact(struct owner_set *s)
 /* what a read adds for the sleepers still asleep, per row */
 struct asleep_part {
 	u64 wait_ns;
+	u64 wait_kind_ns[IOWPROBE_WAIT_KINDS];
 	u64 wait_blk_ns;
 	u64 wa_ns;
 };
@@ -575,11 +604,14 @@ static void add_asleep(const struct iowprobe_wait *w, u64 share, void *arg)
 	struct iowprobe_owner *o = w->owner[ctx->k];
 	struct asleep_part *p;
 	unsigned long flags;
+	u64 wait;
 
 	if (!o)
 		return;
 	p = &ctx->part[o - sets[ctx->k].rows];
-	p->wait_ns += iowprobe_since(ctx->now, w->t_sleep);
+	wait = iowprobe_since(ctx->now, w->t_sleep);
+	p->wait_ns += wait;
+	p->wait_kind_ns[w->kind] += wait;
 	p->wa_ns += share;
 	if (!proc)
 		return;
@@ -606,6 +638,7 @@ static bool row_copy(struct iowprobe_owner *o, const struct show_ctx *ctx,
 {
 	const struct asleep_part *p = &ctx->part[o - sets[ctx->k].rows];
 	unsigned long flags;
+	int k;
 
 	raw_spin_lock_irqsave(&o->lock, flags);
 	if (o->f.state == ROW_EXITED)
@@ -623,6 +656,9 @@ static bool row_copy(struct iowprobe_owner *o, const struct show_ctx *ctx,
 	v[IOWPROBE_OCOL_asleep] = max(atomic_read(&copy->asleep), 0);
 	v[IOWPROBE_OCOL_exited] = copy->state == ROW_EXITED;
 	v[IOWPROBE_OCOL_now_ns] = ctx->now;
+	for (k = 0; k < IOWPROBE_WAIT_KINDS; k++)
+		v[IOWPROBE_OCOL_WAIT(k)] = copy->wait_kind_ns[k] +
+					   p->wait_kind_ns[k];
 	return true;
 }
 

@@ -41,6 +41,7 @@ struct owner_figs {
 	u64 wait_ns;
 	u64 wait_blk_ns;
 	u64 wa_ns;
+	u64 wait_kind_ns[IOWPROBE_WAIT_KINDS];	/* wait_ns by kind */
 	u64 t_exit;
 	u8 state;	/* enum row_state */
 	bool read;	/* read since it exited */

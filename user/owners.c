@@ -18,8 +18,16 @@ static const char *const col_name[IOWPROBE_OCOL_NR] = {
 #include "iowprobe_owner_cols.h"
 };
 
-/* which columns each file has: the reader needs every one of them */
-static const bool col_in[IOWPROBE_OWNER_KINDS][IOWPROBE_OCOL_NR] = {
+static const char *const wait_kind_name[IOWPROBE_WAIT_KINDS] = {
+#define IOWPROBE_WAIT_KIND(kind)	STRINGIFY(kind),
+#include "iowprobe_wait_kinds.h"
+};
+
+/*
+ * which columns each file has (1 or IOWPROBE_OCOL_ADDED): the reader
+ * needs every one of them but the added ones, 0 from an older module
+ */
+static const unsigned char col_in[IOWPROBE_OWNER_KINDS][IOWPROBE_OCOL_NR] = {
 	{
 #define IOWPROBE_OWNER_COL(name, in_procs, in_cgroups)	in_procs,
 #include "iowprobe_owner_cols.h"
@@ -46,7 +54,7 @@ static const char *parse_header(enum iowprobe_owner_kind kind,
 	if (span_next_token(&line, &tok))
 		return "comm is not the last column";
 	for (i = 0; i < IOWPROBE_OCOL_NR; i++)
-		if (col_in[kind][i] && !(c->found & (1ull << i)))
+		if (col_in[kind][i] == 1 && !(c->found & (1ull << i)))
 			return "a required column is missing";
 	return NULL;
 }
@@ -250,4 +258,34 @@ bool owner_col_in(enum iowprobe_owner_kind kind, int col)
 {
 	return kind < IOWPROBE_OWNER_KINDS && col >= 0 &&
 	       col < IOWPROBE_OCOL_NR && col_in[kind][col];
+}
+
+/* owner_wait_kind_name() - "uring", "rw", ... for @kind; "-" for none */
+const char *owner_wait_kind_name(unsigned int kind)
+{
+	return kind < IOWPROBE_WAIT_KINDS ? wait_kind_name[kind] : "-";
+}
+
+/*
+ * owner_wait_dominant() - the kind of most of the wait in @v, a row's
+ * columns or their deltas (indexed by enum iowprobe_owner_col); the
+ * earlier kind of a tie.  Return: the kind, or -1 when no wait has a
+ * kind (none, or a module without the wait_<kind>_ns columns); in
+ * @share, when not NULL, its part of the kinds' sum, 0 to 1.
+ */
+int owner_wait_dominant(const uint64_t *v, double *share)
+{
+	uint64_t sum = 0, top = 0;
+	int k, kind = -1;
+
+	for (k = 0; k < IOWPROBE_WAIT_KINDS; k++) {
+		sum += v[IOWPROBE_OCOL_WAIT(k)];
+		if (v[IOWPROBE_OCOL_WAIT(k)] > top) {
+			top = v[IOWPROBE_OCOL_WAIT(k)];
+			kind = k;
+		}
+	}
+	if (share)
+		*share = sum ? (double)top / (double)sum : 0;
+	return kind;
 }

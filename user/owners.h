@@ -49,4 +49,13 @@ const struct owner_row *owners_find(const struct owner_table *t,
 const char *owner_col_name(int col);
 bool owner_col_in(enum iowprobe_owner_kind kind, int col);
 
+/*
+ * Where the waits were (enum iowprobe_wait_kind, iowprobe_abi.h): a row's
+ * r->v[IOWPROBE_OCOL_WAIT(kind)] is its wait_ns spent in @kind; the kinds
+ * add up to wait_ns, less the sleeps an older module did not sort (its
+ * rows have them all 0).
+ */
+const char *owner_wait_kind_name(unsigned int kind);
+int owner_wait_dominant(const uint64_t *v, double *share);
+
 #endif /* IOWSTAT_OWNERS_H */

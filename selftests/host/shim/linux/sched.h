@@ -14,12 +14,18 @@
 #define TASK_ON_RQ_MIGRATING	2
 
 #define PF_IDLE			0x00000002
+#define PF_IO_WORKER		0x00000010
 #define PF_KTHREAD		0x00200000
 
 #define TASK_COMM_LEN		16
 
 struct sched_entity {
 	unsigned char sched_delayed;	/* 6.12 and later */
+};
+
+/* the saved user registers: the system call number, -1 outside one */
+struct pt_regs {
+	long orig_ax;
 };
 
 struct task_struct {
@@ -34,6 +40,7 @@ struct task_struct {
 	u64 start_time;
 	struct task_struct *group_leader;
 	char comm[TASK_COMM_LEN];
+	struct pt_regs shim_regs;	/* task_pt_regs() */
 	struct task_struct *shim_next;	/* for_each_process_thread() */
 };
 
