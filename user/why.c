@@ -128,9 +128,14 @@ static bool on_disk(const struct top_row *r)
 	return r->blk >= 50.0;
 }
 
-/* named - a process as "comm[pid] share N": its 1/N part of wa */
+/*
+ * named - a process as "comm[pid] share N in KIND": its 1/N part of wa,
+ * and where most of its waiting was (doc/design.md#where-each-sleeper-
+ * waits), over its life: the row's totals
+ */
 static void named(FILE *f, const struct top_row *r, bool first)
 {
+	int kind = owner_wait_dominant(r->row->v, NULL);
 	char comm[OWNER_COMM_MAX];
 	size_t i;
 
@@ -140,6 +145,8 @@ static void named(FILE *f, const struct top_row *r, bool first)
 	comm[i] = '\0';
 	fprintf(f, "%s%s[%llu] share %.0f", first ? "" : ", ", comm,
 		(unsigned long long)r->key, r->wa);
+	if (kind >= 0)
+		fprintf(f, " in %s", owner_wait_kind_name(kind));
 }
 
 /* devices - the disks the disk line's processes waited on, each once */

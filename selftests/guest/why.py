@@ -133,8 +133,8 @@ def uring_three(k):
     nodisk = line_of(text, "no disk")
     k.result("iou_wait[" in nodisk, "io_uring: the no-disk line names "
              "iou_wait")
-    k.result("io_uring" in nodisk.split("iou_wait[", 1)[-1],
-             "io_uring: and where it waits, io_uring")
+    k.result(re.search(r"iou_wait\[\d+\] share \d+ in uring", nodisk),
+             "io_uring: and where it waits, in uring")
 
 
 def disk_reader(k):
@@ -182,11 +182,12 @@ def reader_and_uring(k):
     k.between("both: the disk share is the reader's truth within 2%",
               ns["disk"], truth["idle"] - truth["delay"], truth["idle"],
               rel=0.02)
-    # cpu0 idles in the wait but while other tasks run there, and from the
-    # wakeup on the waiter is runnable: as the reader's
-    idle = iou["wait_ns"] - max(iou["rq_ns"], 0)
+    # cpu0 is in iowait for the wait, less the waiter's own run and run
+    # delay, less at most what else ran there (rq_cpu_time, which may book
+    # part of a woken task's way out of idle to it: accuracy.py's bounds)
+    hi = iou["wait_ns"] - iou["cpu_ns"] - iou["delay_ns"]
     k.between("both: cpu0's no-disk share is the io_uring waiter's within "
-              "2%", ns["cpu0 no disk"], idle - iou["delay_ns"], idle,
+              "2%", ns["cpu0 no disk"], hi - max(iou["rq_ns"], 0), hi,
               rel=0.02)
     k.result("nullb0" in line_of(text, "disk") and
              "iou_wait[" in line_of(text, "no disk"),
