@@ -133,7 +133,7 @@ static bool on_disk(const struct top_row *r)
  * and where most of its waiting was (doc/design.md#where-each-sleeper-
  * waits), over its life: the row's totals
  */
-static void named(FILE *f, const struct top_row *r, bool first)
+static void named(FILE *f, const struct top_row *r)
 {
 	int kind = owner_wait_dominant(r->row->v, NULL);
 	char comm[OWNER_COMM_MAX];
@@ -143,8 +143,8 @@ static void named(FILE *f, const struct top_row *r, bool first)
 		comm[i] = (unsigned char)r->row->comm[i] < 0x20 ||
 			  r->row->comm[i] == 0x7f ? '?' : r->row->comm[i];
 	comm[i] = '\0';
-	fprintf(f, "%s%s[%llu] share %.0f", first ? "" : ", ", comm,
-		(unsigned long long)r->key, r->wa);
+	fprintf(f, "%s[%llu] share %.0f", comm, (unsigned long long)r->key,
+		r->wa);
 	if (kind >= 0)
 		fprintf(f, " in %s", owner_wait_kind_name(kind));
 }
@@ -173,19 +173,31 @@ static void devices(FILE *f, const struct why *w)
 		fputs(" no disk named", f);
 }
 
-/* who_line - the processes of one side, most wa first; their share sum */
-static double who_line(FILE *f, const struct why *w, bool disk)
+/* shown - a process of one side with a share that prints as 1 or more */
+static bool shown(const struct top_row *r, bool disk)
+{
+	return on_disk(r) == disk && r->wa >= 0.5;
+}
+
+/*
+ * who_line - @sep and the processes of one side, most wa first, if any
+ * shows; Return: the shares of all of that side's processes
+ */
+static double who_line(FILE *f, const struct why *w, bool disk,
+		       const char *sep)
 {
 	unsigned int n = 0;
 	double sum = 0;
 	size_t i;
 
 	for (i = 0; i < w->nwho; i++) {
-		if (on_disk(&w->who[i]) != disk || w->who[i].wa <= 0)
+		if (on_disk(&w->who[i]) == disk)
+			sum += w->who[i].wa;
+		if (!shown(&w->who[i], disk) || n == WHY_NAMED)
 			continue;
-		sum += w->who[i].wa;
-		if (n < WHY_NAMED)
-			named(f, &w->who[i], !n++);
+		fputs(n ? ", " : sep, f);
+		named(f, &w->who[i]);
+		n++;
 	}
 	return sum;
 }
@@ -196,7 +208,7 @@ static bool any_on_disk(const struct why *w)
 	size_t i;
 
 	for (i = 0; i < w->nwho; i++)
-		if (on_disk(&w->who[i]) && w->who[i].wa >= 0.5)
+		if (shown(&w->who[i], true))
 			return true;
 	return false;
 }
@@ -209,8 +221,7 @@ static void disk_line(FILE *f, const struct why *w, double *shares)
 	if (w->nwho) {
 		fputc(':', f);
 		devices(f, w);
-		fputs("; ", f);
-		*shares = who_line(f, w, true);
+		*shares = who_line(f, w, true, "; ");
 	}
 	fputc('\n', f);
 }
@@ -220,10 +231,7 @@ static void nodisk_line(FILE *f, const struct why *w, double *shares)
 {
 	fprintf(f, "#   no disk %ld (no request of the CPU in flight)",
 		w->nodisk);
-	if (w->nwho) {
-		fputs(": ", f);
-		*shares = who_line(f, w, false);
-	}
+	*shares = who_line(f, w, false, ": ");
 	fputc('\n', f);
 }
 

@@ -153,17 +153,21 @@ def disk_reader(k):
     disk = line_of(text, "disk")
     k.result("nullb0" in disk and "python3[" in disk,
              "reader: the disk line names nullb0 and the reader")
+    over_count(k, "reader", truth, text)
+    subprocess.run(["modprobe", "-r", "null_blk"], check=False)
+
+
+def over_count(k, what, truth, text):
+    """Said when /proc/stat's cpu1 grew past the wall in the reads by more
+    than its ticks can account for, and not said when it did not"""
     over = 100.0 * truth["kernel"] / truth["kwall"]
-    k.diag(f"reader: /proc/stat's cpu1 grew {over:.1f}% of the wall")
+    k.diag(f"{what}: /proc/stat's cpu1 grew {over:.1f}% of the wall")
     said = line_of(text, "kernel: cpu1's")
     if over > 100 + 100.0 * 4 * TICK_NS / truth["kwall"] + 2:
-        k.result(said != "", "reader: the kernel's over-count is said")
+        k.result(said != "", f"{what}: the kernel's over-count is said")
     else:
-        k.result(said == "", "reader: no over-count, none said")
-    if iow.kernel_version() >= (7, 2):
-        k.result(over > 102, "reader: on 7.2 and later, /proc/stat counts "
-                 "more than the wall under this load")
-    subprocess.run(["modprobe", "-r", "null_blk"], check=False)
+        k.result(said == "", f"{what}: no over-count, none said")
+    return over
 
 
 def reader_and_uring(k):
@@ -192,6 +196,10 @@ def reader_and_uring(k):
     k.result("nullb0" in line_of(text, "disk") and
              "iou_wait[" in line_of(text, "no disk"),
              "both: the disk and its reader, and the io_uring waiter named")
+    over = over_count(k, "both", truth, text)
+    if iow.kernel_version() >= (7, 2):
+        k.result(over > 102, "both: on 7.2 and later, /proc/stat's cpu1 "
+                 "counts more than the wall under this load")
     subprocess.run(["modprobe", "-r", "null_blk"], check=False)
 
 
