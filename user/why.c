@@ -33,20 +33,21 @@ static uint64_t busy_ticks(const uint64_t *t)
 	       t[T_SOFTIRQ] + t[T_STEAL];
 }
 
-/*
- * over_count - the CPU whose kernel figures grew most past its wall time:
- * busy (ticks) + idle + iowait against busy_ns + idle_ns.  Busy ticks
- * are sampled, so two ticks and 1% of the wall are noise, not a finding.
- * An interval only: the first line's ticks count since boot.
+/**
+ * why_over_count() - the CPU whose kernel figures grew most past its wall
+ * time: busy (ticks) + idle + iowait against busy_ns + idle_ns.  Busy
+ * ticks are sampled, so two ticks and 1% of the wall are noise, not a
+ * finding.  An interval only: the first line's ticks count since boot.
  */
-static void over_count(const struct iowstat_delta *d, unsigned int hz,
-		       struct why *w)
+void why_over_count(const struct iowstat_delta *d, unsigned int hz,
+		    struct why *w)
 {
 	uint64_t tick_ns = 1000000000ull / (hz ? hz : 100);
 	uint64_t wall, kern, worst = 0;
 	unsigned int i;
 
 	w->over_cpu = -1;
+	w->over_worst = false;
 	if (!d->wall_ns)
 		return;
 	for (i = 0; i < d->nr_cpus; i++) {
@@ -105,12 +106,27 @@ void why_compute(const struct iowstat_delta *d, const struct top_view *tv,
 	w->nodisk = w->wa - w->disk;	/* the printed parts add up */
 	w->disk_bound = d->disk_bound;
 	w->kwa = pts(d->all[IOWPROBE_COL_k_iowait_ns], tot);
-	over_count(d, hz, w);
+	why_over_count(d, hz, w);
 	psi(d, tv, w);
 	if (tv) {
 		w->who = tv->rows;
 		w->nwho = tv->n;
 	}
+}
+
+/*
+ * why_over_worst() - a run's over-count is its worst interval's, when its
+ * sum hides it: the kernel's excess in some intervals, its shortfall in
+ * others (tick-sampled busy time) add up to less than the noise
+ */
+void why_over_worst(struct why *w, const struct why *interval)
+{
+	if (interval->over_cpu < 0 ||
+	    (w->over_cpu >= 0 && w->over_pct >= interval->over_pct))
+		return;
+	w->over_cpu = interval->over_cpu;
+	w->over_pct = interval->over_pct;
+	w->over_worst = true;
 }
 
 /* why_wanted - whether the words are printed for @w */
@@ -248,8 +264,9 @@ static void kernel_lines(FILE *f, const struct why *w)
 			w->kwa > w->wa ? "above" : "below");
 	if (w->over_cpu >= 0)
 		fprintf(f, "#   kernel: cpu%d's busy+idle+iowait in /proc/stat "
-			"grew %ld%% of the wall time: it counted time twice\n",
-			w->over_cpu, w->over_pct);
+			"grew %ld%% of the wall time%s: it counted time twice\n",
+			w->over_cpu, w->over_pct,
+			w->over_worst ? " in an interval" : "");
 }
 
 /* apart - the processes' shares and the per-CPU figure differ visibly */

@@ -28,6 +28,7 @@ enum why_when { WHY_AUTO, WHY_ALWAYS, WHY_NEVER };
  * @kwa:        the kernel's iowait over the same CPU time
  * @over_cpu:   the CPU whose /proc/stat grew most past the wall, or -1
  * @over_pct:   its busy + idle + iowait, in % of its wall time
+ * @over_worst: that is the worst interval of a run (why_over_worst())
  * @psi_some, @psi_full: /proc/pressure/io, % of the wall; -1: none
  * @psi_disk:   the part of @psi_some the sleepers spent with a request of
  *              their own in flight (by their own wait); -1: unknown
@@ -39,6 +40,7 @@ struct why {
 	bool disk_bound;
 	int over_cpu;
 	long over_pct;
+	bool over_worst;
 	long psi_some, psi_full, psi_disk;
 	const struct top_row *who;
 	size_t nwho;
@@ -46,6 +48,9 @@ struct why {
 
 void why_compute(const struct iowstat_delta *d, const struct top_view *tv,
 		 unsigned int hz, struct why *w);
+void why_over_count(const struct iowstat_delta *d, unsigned int hz,
+		    struct why *w);
+void why_over_worst(struct why *w, const struct why *interval);
 bool why_wanted(const struct why *w, enum why_when when);
 void why_print(FILE *f, const struct why *w);
 int why_parse_when(const char *arg, enum why_when *when);

@@ -136,6 +136,32 @@ TEST_F(why, over_count_past_the_ticks)
 	EXPECT_EQ(-1, self->w.over_cpu);
 }
 
+/*
+ * A run's sums can hide an interval's over-count: the run takes its
+ * worst interval's, and says so; a larger one of its own stays
+ */
+TEST(over_worst_interval)
+{
+	struct why run = { .over_cpu = -1 };
+	struct why a = { .over_cpu = 1, .over_pct = 113 };
+	struct why b = { .over_cpu = 0, .over_pct = 104 };
+	struct why none = { .over_cpu = -1 };
+
+	why_over_worst(&run, &none);
+	EXPECT_EQ(-1, run.over_cpu);
+	why_over_worst(&run, &b);
+	why_over_worst(&run, &a);
+	why_over_worst(&run, &b);
+	EXPECT_EQ(1, run.over_cpu);
+	EXPECT_EQ(113, run.over_pct);
+	EXPECT_TRUE(run.over_worst);
+	run.over_pct = 120;
+	run.over_worst = false;
+	why_over_worst(&run, &a);
+	EXPECT_EQ(120, run.over_pct);
+	EXPECT_FALSE(run.over_worst);
+}
+
 /* The first line counts since boot: no over-count from it */
 TEST_F(why, no_over_count_since_boot)
 {
