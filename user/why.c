@@ -64,28 +64,43 @@ void why_over_count(const struct iowstat_delta *d, unsigned int hz,
 	}
 }
 
+/* wall_pts - @us of PSI stall in points of @wall_ns, at most 100 */
+static long wall_pts(uint64_t us, uint64_t wall_ns)
+{
+	long p = pts(us * 1000, wall_ns);
+
+	return p < 100 ? p : 100;	/* two clocks read apart */
+}
+
 /*
- * psi - /proc/pressure/io over the interval, and the part of "some" the
- * sleepers spent with their own request in flight: PSI is the tasks'
- * view, so it is split by the tasks' own wait, not by the CPUs' share
+ * psi - /proc/pressure/io over the interval, and the part of "some" with
+ * a request of the stalled task's own in flight, where it can be told.
+ * PSI is the tasks' view: "some" is the time at least one task stalled,
+ * the union of their waits.  The sleepers' waits on their own requests
+ * and their other waits, summed over the tasks, bound each part of the
+ * union from above, so the disk part lies between "some" less the other
+ * waits and the disk waits.  Said when that range is 2 points or less:
+ * one kind of wait alone, as in the cases the issue trackers report.
  */
 static void psi(const struct iowstat_delta *d, const struct top_view *tv,
 		struct why *w)
 {
-	double wait = 0, blk = 0;
+	double disk = 0, other = 0, lo, hi;
 	size_t i;
 
 	w->psi_some = w->psi_full = w->psi_disk = -1;
 	if (!d->have_psi || !d->wall_ns)
 		return;
-	w->psi_some = pts(d->psi_some_us * 1000, d->wall_ns);
-	w->psi_full = pts(d->psi_full_us * 1000, d->wall_ns);
+	w->psi_some = wall_pts(d->psi_some_us, d->wall_ns);
+	w->psi_full = wall_pts(d->psi_full_us, d->wall_ns);
 	for (i = 0; tv && i < tv->n; i++) {
-		wait += tv->rows[i].wait;
-		blk += tv->rows[i].wait * tv->rows[i].blk / 100;
+		disk += tv->rows[i].wait * tv->rows[i].blk / 100;
+		other += tv->rows[i].wait * (100 - tv->rows[i].blk) / 100;
 	}
-	if (wait > 0)
-		w->psi_disk = (long)(w->psi_some * blk / wait + 0.5);
+	lo = w->psi_some - other > 0 ? w->psi_some - other : 0;
+	hi = disk < w->psi_some ? disk : w->psi_some;
+	if (tv && tv->n && lo <= hi && hi - lo <= 2)
+		w->psi_disk = (long)((lo + hi) / 2 + 0.5);
 }
 
 /**
@@ -300,8 +315,8 @@ void why_print(FILE *f, const struct why *w)
 		      "process's: 1/N of its CPU's iowait while N waited\n", f);
 	if (w->psi_disk >= 0)
 		fprintf(f, "#   psi io some %ld = disk %ld + no disk %ld, by "
-			"the sleepers' own wait\n", w->psi_some, w->psi_disk,
-			w->psi_some - w->psi_disk);
+			"the stalled tasks' own requests\n", w->psi_some,
+			w->psi_disk, w->psi_some - w->psi_disk);
 	kernel_lines(f, w);
 }
 

@@ -30,8 +30,8 @@ enum why_when { WHY_AUTO, WHY_ALWAYS, WHY_NEVER };
  * @over_pct:   its busy + idle + iowait, in % of its wall time
  * @over_worst: that is the worst interval of a run (why_over_worst())
  * @psi_some, @psi_full: /proc/pressure/io, % of the wall; -1: none
- * @psi_disk:   the part of @psi_some the sleepers spent with a request of
- *              their own in flight (by their own wait); -1: unknown
+ * @psi_disk:   the part of @psi_some with a request of the stalled task's
+ *              own in flight; -1: it cannot be told (why.c's psi())
  * @who, @nwho: the processes that waited, most wa first: those whose
  *              wait was mostly on their own requests go on the disk line
  */

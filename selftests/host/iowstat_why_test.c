@@ -208,10 +208,11 @@ static void add_row(struct top_view *tv, struct owner_row *r,
 
 /*
  * The words: a reader (99% of its wait on its own requests, share 20)
- * and an io_uring waiter (share 30).  PSI some 70 split by the sleepers'
- * own wait: (40 * 0.99) / (40 + 60) of 70 = 27.7 -> 28 on a disk.  The
- * reader's share 20 and the per-CPU disk 18 differ by 2: the note says
- * which is which.  The kernel's wa is 50 as the exact: no misbooking.
+ * and an io_uring waiter (share 30).  PSI some 70 cannot be split: its
+ * disk part lies between 70 - (60 + 0.4) = 9.6 and 40 * 0.99 = 39.6.
+ * The reader's share 20 and the per-CPU disk 18 differ by 2: the note
+ * says which is which.  The kernel's wa is 50 as the exact: no
+ * misbooking.
  */
 TEST_F(why, words)
 {
@@ -226,7 +227,7 @@ TEST_F(why, words)
 		99, IOWPROBE_WAIT_rw);
 	delta_compute(self->a, self->b, self->d, NULL);
 	why_compute(self->d, &self->tv, 100, &self->w);
-	EXPECT_EQ(28, self->w.psi_disk);
+	EXPECT_EQ(-1, self->w.psi_disk);
 	why_print(f, &self->w);
 	fclose(f);
 	EXPECT_STREQ("# wa 50 = disk 18 + no disk 32; kernel 50; psi io some "
@@ -236,10 +237,28 @@ TEST_F(why, words)
 		     "#   no disk 32 (no request of the CPU in flight): "
 		     "iou_wait[300] share 30 in uring\n"
 		     "#   disk and no disk are per CPU; a share is one "
-		     "process's: 1/N of its CPU's iowait while N waited\n"
-		     "#   psi io some 70 = disk 28 + no disk 42, by the "
-		     "sleepers' own wait\n", text);
+		     "process's: 1/N of its CPU's iowait while N waited\n",
+		     text);
 	free(text);
+}
+
+/*
+ * The reader alone, waiting 80% of the wall, 99% of it on its own
+ * requests: PSI some 70's disk part lies between 70 - 0.8 = 69.2 and
+ * min(70, 79.2) = 70, 0.8 apart: (69.2 + 70) / 2 = 69.6 -> 70.  PSI's
+ * 1.05 s of a 1 s wall (two clocks) is at most 100.
+ */
+TEST_F(why, psi_split_where_it_can_be_told)
+{
+	add_row(&self->tv, &self->rows[0], &self->trows[0], 200, "dd", 80, 40,
+		99, IOWPROBE_WAIT_rw);
+	delta_compute(self->a, self->b, self->d, NULL);
+	why_compute(self->d, &self->tv, 100, &self->w);
+	EXPECT_EQ(70, self->w.psi_disk);
+	self->b->psi_some_us = 1050000;
+	delta_compute(self->a, self->b, self->d, NULL);
+	why_compute(self->d, &self->tv, 100, &self->w);
+	EXPECT_EQ(100, self->w.psi_some);
 }
 
 TEST_HARNESS_MAIN
