@@ -88,7 +88,9 @@ static void psi(const struct iowstat_delta *d, const struct top_view *tv,
 	double disk = 0, other = 0, lo, hi;
 	size_t i;
 
-	w->psi_some = w->psi_full = w->psi_disk = -1;
+	w->psi_some = -1;
+	w->psi_full = -1;
+	w->psi_disk = -1;
 	if (!d->have_psi || !d->wall_ns)
 		return;
 	w->psi_some = wall_pts(d->psi_some_us, d->wall_ns);
