@@ -171,7 +171,7 @@ struct iowprobe_bpf_cpu {
  * IOWPROBE_BPF_LAYOUT with any change to the shape of a pinned map or of
  * the program's global data.
  */
-#define IOWPROBE_BPF_LAYOUT	8
+#define IOWPROBE_BPF_LAYOUT	9
 
 struct iowprobe_bpf_meta {
 	__u64 layout;
@@ -237,6 +237,7 @@ struct iowprobe_bpf_owner {
 	__u64 wait_ns;
 	__u64 wait_blk_ns;
 	__u64 wa_ns;
+	__u64 wait_kind_ns[IOWPROBE_WAIT_KINDS];	/* wait_ns by kind */
 	__s64 asleep;
 	__u64 cgroup;
 	__u64 t_exit;
@@ -257,6 +258,7 @@ struct iowprobe_bpf_owner {
  * @blk_way:    where that clock is: iowprobe_bpf_way(), ~0 when nowhere
  * @proc:       its process row's key, its tag (0: none)
  * @cgroup:     its cgroup row's id (0: none)
+ * @kind:       where it waits, enum iowprobe_wait_kind
  */
 struct iowprobe_bpf_task {
 	__u64 state;
@@ -266,6 +268,7 @@ struct iowprobe_bpf_task {
 	__u64 blk_way;
 	__u64 proc;
 	__u64 cgroup;
+	__u64 kind;
 };
 
 /*

@@ -18,7 +18,9 @@
 #ifndef IOWPROBE_OWNERS_BPF_H
 #define IOWPROBE_OWNERS_BPF_H
 
-#define PF_KTHREAD		0x00200000	/* include/linux/sched.h */
+#define PF_IO_WORKER		0x00000010	/* include/linux/sched.h */
+#define PF_KTHREAD		0x00200000
+#define TS_COMPAT		0x0002		/* arch/x86/include/asm/thread_info.h */
 
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);	/* preallocated */
@@ -272,6 +274,26 @@ __noinline int owners_note(struct iowprobe_bpf_task *t,
 }
 
 /*
+ * wait_kind() - where @p, going to sleep in iowait, waits, as the module's
+ * wait_kind() sorts it: by its flags, then by the system call number in
+ * its saved user registers (doc/design.md#where-each-sleeper-waits)
+ */
+static __always_inline __u64 wait_kind(struct task_struct *p)
+{
+	struct pt_regs *regs;
+
+	if (p->flags & PF_KTHREAD)
+		return IOWPROBE_WAIT_other;
+	if (p->flags & PF_IO_WORKER)
+		return IOWPROBE_WAIT_uring;
+	/* a 32-bit system call's number is another table's */
+	if (p->thread_info.status & TS_COMPAT)
+		return IOWPROBE_WAIT_other;
+	regs = (struct pt_regs *)bpf_task_pt_regs(p);
+	return iowprobe_wait_kind_of((long)regs->orig_ax);
+}
+
+/*
  * owners_sleep() - @p, followed by @t, sleeps from @now on: note its
  * process's and its cgroup's rows, and the process's in-flight clock
  */
@@ -282,6 +304,7 @@ static __always_inline void owners_sleep(struct iowprobe_bpf_task *t,
 	struct owner_comm comm;
 
 	t->t_sleep = now;
+	t->kind = wait_kind(p);
 	t->cgroup = task_cgroup_id(p);
 	t->proc = iowprobe_bpf_proc_tag(p->tgid, leader->start_time);
 	/* direct loads, where bpf_probe_read_kernel() cost 84 instructions */
@@ -325,9 +348,14 @@ static __always_inline void book(struct iowprobe_bpf_owner *o,
 				 const struct iowprobe_bpf_task *t, __u64 now,
 				 __u64 share, __u64 blk, __u64 dev)
 {
+	__u64 wait = iowprobe_since(now, t->t_sleep), kind = t->kind;
+
+	if (kind >= IOWPROBE_WAIT_KINDS)	/* for the verifier */
+		kind = IOWPROBE_WAIT_other;
 	__sync_fetch_and_add(&o->asleep, -1);
 	__sync_fetch_and_add(&o->sleeps, 1);
-	__sync_fetch_and_add(&o->wait_ns, iowprobe_since(now, t->t_sleep));
+	__sync_fetch_and_add(&o->wait_ns, wait);
+	__sync_fetch_and_add(&o->wait_kind_ns[kind], wait);
 	if (blk)
 		__sync_fetch_and_add(&o->wait_blk_ns, blk);
 	if (share)

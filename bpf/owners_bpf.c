@@ -36,6 +36,7 @@ struct row {
 	__u64 key;
 	struct iowprobe_bpf_owner o;
 	uint64_t wait_ns, wait_blk_ns, wa_ns;
+	uint64_t wait_kind_ns[IOWPROBE_WAIT_KINDS];
 	bool gone;
 };
 
@@ -132,6 +133,17 @@ static uint64_t blk_so_far(const struct bpf_state *st,
 	return iowprobe_cc_since(iowprobe_cc_value(w, now), t->blk_snap);
 }
 
+/* add_part() - a sleeper's part so far, @wait of it in @kind, on @r */
+static void add_part(struct row *r, uint64_t kind, uint64_t wait,
+		     uint64_t blk, uint64_t share)
+{
+	r->wait_ns += wait;
+	r->wait_kind_ns[kind < IOWPROBE_WAIT_KINDS ? kind :
+			IOWPROBE_WAIT_other] += wait;
+	r->wait_blk_ns += blk;
+	r->wa_ns += share;
+}
+
 /* add_asleep() - the sleeper @t's part so far, on its rows */
 static void add_asleep(const struct bpf_state *st, struct rows *rows,
 		       const struct iowprobe_bpf_task *t, uint64_t now)
@@ -145,16 +157,10 @@ static void add_asleep(const struct bpf_state *st, struct rows *rows,
 		p = rows_find(&rows[IOWPROBE_PROCS], t->proc);
 	if (t->cgroup)
 		c = rows_find(&rows[IOWPROBE_CGROUPS], t->cgroup);
-	if (p) {
-		p->wait_ns += wait;
-		p->wait_blk_ns += blk;
-		p->wa_ns += share;
-	}
-	if (c) {
-		c->wait_ns += wait;
-		c->wait_blk_ns += blk;
-		c->wa_ns += share;
-	}
+	if (p)
+		add_part(p, t->kind, wait, blk, share);
+	if (c)
+		add_part(c, t->kind, wait, blk, share);
 }
 
 /* asleep_all() - add every followed sleeper's part so far */
@@ -215,6 +221,9 @@ static void row_print(FILE *f, enum iowprobe_owner_kind k,
 	v[IOWPROBE_OCOL_asleep] = r->o.asleep > 0 ? r->o.asleep : 0;
 	v[IOWPROBE_OCOL_exited] = r->o.t_exit != 0;
 	v[IOWPROBE_OCOL_now_ns] = now;
+	for (i = 0; i < IOWPROBE_WAIT_KINDS; i++)
+		v[IOWPROBE_OCOL_WAIT(i)] = r->o.wait_kind_ns[i] +
+					   r->wait_kind_ns[i];
 	for (i = 0; i < IOWPROBE_OCOL_NR; i++) {
 		if (!owner_col_in(k, i))
 			continue;

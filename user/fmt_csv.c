@@ -59,10 +59,17 @@ void fmt_csv_sample(FILE *f, const struct iowstat_snapshot *cur,
 
 void fmt_csv_top_header(FILE *f, enum iowprobe_owner_kind kind)
 {
+	unsigned int k;
+
 	if (kind == IOWPROBE_PROCS)
-		fputs("timestamp,pid,command,cgroup,wait,wa,blk,device\n", f);
+		fputs("timestamp,pid,command,cgroup,wait,wa,blk,device", f);
 	else
-		fputs("timestamp,cgroup,wait,wa,blk,device\n", f);
+		fputs("timestamp,cgroup,wait,wa,blk,device", f);
+	/* where it waited: the dominant kind, then "wait" by kind */
+	fputs(",waits_in", f);
+	for (k = 0; k < IOWPROBE_WAIT_KINDS; k++)
+		fprintf(f, ",wait_%s", owner_wait_kind_name(k));
+	fputc('\n', f);
 }
 
 /* csv_str - RFC 4180: quoted when it holds a comma, a quote or a newline */
@@ -79,6 +86,18 @@ static void csv_str(FILE *f, const char *s)
 		fputc(*s, f);
 	}
 	fputc('"', f);
+}
+
+/* csv_kinds - the row's end: waits_in ("" for none), wait_<kind>... */
+static void csv_kinds(FILE *f, const struct top_row *r)
+{
+	unsigned int k;
+
+	fprintf(f, ",%s", r->waits_in < 0 ? "" :
+		owner_wait_kind_name(r->waits_in));
+	for (k = 0; k < IOWPROBE_WAIT_KINDS; k++)
+		fprintf(f, ",%.2f", r->kinds[k]);
+	fputc('\n', f);
 }
 
 void fmt_csv_top_sample(FILE *f, const struct iowstat_snapshot *cur,
@@ -103,6 +122,6 @@ void fmt_csv_top_sample(FILE *f, const struct iowstat_snapshot *cur,
 		csv_str(f, names_cgroup(r->row->v[IOWPROBE_OCOL_cgroup]));
 		fprintf(f, ",%.2f,%.2f,%.2f,", r->wait, r->wa, r->blk);
 		csv_str(f, names_dev(r->row, dev, sizeof(dev)));
-		fputc('\n', f);
+		csv_kinds(f, r);
 	}
 }

@@ -107,6 +107,26 @@ void fmt_json_sample(FILE *f, const struct iowstat_snapshot *cur,
 	fputs("\t\t\t\t\t]\n\t\t\t\t}", f);
 }
 
+/*
+ * json_top_kinds - "waits-in": the kind of most of the wait (null for
+ * none), "wait-kinds": "wait" by kind, in its unit, so they add up to it
+ */
+static void json_top_kinds(FILE *f, const struct top_row *r)
+{
+	unsigned int k;
+
+	fputs(", \"waits-in\": ", f);
+	if (r->waits_in < 0)
+		fputs("null", f);
+	else
+		json_str(f, owner_wait_kind_name(r->waits_in));
+	fputs(", \"wait-kinds\": {", f);
+	for (k = 0; k < IOWPROBE_WAIT_KINDS; k++)
+		fprintf(f, "%s\"%s\": %.2f", k ? ", " : "",
+			owner_wait_kind_name(k), r->kinds[k]);
+	fputc('}', f);
+}
+
 static void json_top_row(FILE *f, enum iowprobe_owner_kind kind,
 			 const struct top_row *r, bool last)
 {
@@ -125,6 +145,7 @@ static void json_top_row(FILE *f, enum iowprobe_owner_kind kind,
 		"\"wa\": %.2f, \"blk\": %.2f, \"device\": ", cgroup, r->wait,
 		r->wa, r->blk);
 	json_str(f, names_dev(r->row, dev, sizeof(dev)));
+	json_top_kinds(f, r);
 	fprintf(f, "}%s\n", last ? "" : ",");
 }
 

@@ -147,6 +147,39 @@ static void prom_cgroup_metric(FILE *f, const struct owner_table *t,
 	}
 }
 
+/*
+ * prom_cgroup_kinds - the cgroups' wait by where it was, one series per
+ * kind (they add up to iowprobe_cgroup_wait_seconds_total) for each
+ * cgroup that waited: a module without the kinds has none
+ */
+static void prom_cgroup_kinds(FILE *f, const struct owner_table *t)
+{
+	static const struct prom_metric m = {
+		"iowprobe_cgroup_wait_kind_seconds_total",
+		"That wait by where the task waited: uring (io_uring_enter), "
+		"rw (read/write calls), sync (fsync and kin), fault (a page "
+		"fault), other.",
+		IOWPROBE_OCOL_wait_ns, true, false,
+	};
+	const char *path;
+	unsigned int k;
+	size_t i;
+
+	fprintf(f, "# HELP %s %s\n# TYPE %s counter\n", m.name, m.help,
+		m.name);
+	for (i = 0; i < t->n; i++) {
+		path = names_cgroup(t->row[i].v[IOWPROBE_OCOL_cgroup]);
+		if (!strcmp(path, "-") || !t->row[i].v[IOWPROBE_OCOL_wait_ns])
+			continue;	/* its directory is gone, or no wait */
+		for (k = 0; k < IOWPROBE_WAIT_KINDS; k++) {
+			fprintf(f, "%s{cgroup=\"", m.name);
+			prom_label(f, path);
+			fprintf(f, "\",kind=\"%s\"} ", owner_wait_kind_name(k));
+			prom_value(f, t->row[i].v[IOWPROBE_OCOL_WAIT(k)], &m);
+		}
+	}
+}
+
 void fmt_prom(FILE *f, const struct iowstat_snapshot *s)
 {
 	unsigned int i;
@@ -157,6 +190,9 @@ void fmt_prom(FILE *f, const struct iowstat_snapshot *s)
 		for (i = 0; i < ARRAY_SIZE(cgroup_metrics); i++)
 			prom_cgroup_metric(f, &s->owners[IOWPROBE_CGROUPS],
 					   &cgroup_metrics[i]);
+	if ((s->have & HAVE_CGROUPS) &&
+	    s->owners[IOWPROBE_CGROUPS].has_wait_kinds)
+		prom_cgroup_kinds(f, &s->owners[IOWPROBE_CGROUPS]);
 	if (s->have & HAVE_PSI) {
 		prom_psi(f, "some", s->psi_some_us);
 		prom_psi(f, "full", s->psi_full_us);

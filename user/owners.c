@@ -198,6 +198,7 @@ int owners_parse(enum iowprobe_owner_kind kind, const char *buf, size_t len,
 	why = parse_header(kind, line, &c);
 	if (why)
 		return parse_fail(pe, 2, why);
+	t->has_wait_kinds = c.found & (1ull << IOWPROBE_OCOL_wait_uring_ns);
 	while (span_next_line(&b, &line)) {
 		n++;
 		r = next_row(t);

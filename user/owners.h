@@ -37,6 +37,7 @@ struct owner_table {
 	struct owner_row *row;
 	size_t n, cap;
 	uint64_t now_ns;	/* the module's instant of the read; 0: no rows */
+	bool has_wait_kinds;	/* the wait_<kind>_ns columns were there */
 };
 
 int owners_parse(enum iowprobe_owner_kind kind, const char *buf, size_t len,

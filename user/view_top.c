@@ -40,6 +40,8 @@ static const struct owner_row *prev_row(const struct owner_table *pt,
 static const int counted[] = {
 	IOWPROBE_OCOL_sleeps, IOWPROBE_OCOL_wait_ns,
 	IOWPROBE_OCOL_wait_blk_ns, IOWPROBE_OCOL_wa_ns,
+#define IOWPROBE_WAIT_KIND(kind)	IOWPROBE_OCOL_wait_##kind##_ns,
+#include "iowprobe_wait_kinds.h"
 };
 
 /* went_back - a counter smaller than before: not the same row */
@@ -116,10 +118,16 @@ static const struct owner_row *row_delta(const struct owner_table *pt,
 static void figures(const uint64_t *d, double wall, double cpu_ns,
 		    struct top_row *out)
 {
+	int k;
+
 	out->wait = pct(d[IOWPROBE_OCOL_wait_ns], wall);
 	out->wa = pct(d[IOWPROBE_OCOL_wa_ns], cpu_ns);
 	out->blk = pct(d[IOWPROBE_OCOL_wait_blk_ns],
 		       d[IOWPROBE_OCOL_wait_ns]);
+	for (k = 0; k < IOWPROBE_WAIT_KINDS; k++)
+		out->kinds[k] = pct(d[IOWPROBE_OCOL_WAIT(k)], wall);
+	out->waits_in = owner_wait_dominant(d, &out->waits_in_share);
+	out->waits_in_share *= 100;
 }
 
 /* one_row - @r's interval in @out; false when nothing changed */
@@ -349,36 +357,52 @@ static void comm_shown(const char *comm, char *out, size_t n)
 	out[i] = '\0';
 }
 
+/*
+ * top_waits_in() - WAITS-IN: where most of the row's wait was, as
+ * "kind:NN%" of the kinds' sum, or "-" when none has a kind
+ */
+const char *top_waits_in(const struct top_row *r, char *buf, size_t n)
+{
+	if (r->waits_in < 0)
+		snprintf(buf, n, "-");
+	else
+		snprintf(buf, n, "%s:%.0f%%", owner_wait_kind_name(r->waits_in),
+			 r->waits_in_share);
+	return buf;
+}
+
 /**
  * top_print_block() - a blank line, the header, then the rows, pidstat's
  * way: the numbers first, the names that may hold blanks last.
  */
 void top_print_block(FILE *f, const char *label, const struct top_view *v)
 {
-	char dev[32], comm[OWNER_COMM_MAX];
+	char devbuf[32], in[32], comm[OWNER_COMM_MAX];
 	const struct top_row *r;
+	const char *dev;
 	size_t i;
 
 	if (v->kind == IOWPROBE_PROCS)
-		fprintf(f, "\n%-11s %7s %7s %7s %7s  %-8s %-16s %s\n", label,
-			"PID", "%wait", "%wa", "%blk", "DEVICE", "COMMAND",
-			"CGROUP");
+		fprintf(f, "\n%-11s %7s %7s %7s %7s  %-8s %-10s %-16s %s\n",
+			label, "PID", "%wait", "%wa", "%blk", "DEVICE",
+			"WAITS-IN", "COMMAND", "CGROUP");
 	else
-		fprintf(f, "\n%-11s %7s %7s %7s  %-8s %s\n", label, "%wait",
-			"%wa", "%blk", "DEVICE", "CGROUP");
+		fprintf(f, "\n%-11s %7s %7s %7s  %-8s %-10s %s\n", label,
+			"%wait", "%wa", "%blk", "DEVICE", "WAITS-IN", "CGROUP");
 	for (i = 0; i < v->n; i++) {
 		r = &v->rows[i];
+		dev = names_dev(r->row, devbuf, sizeof(devbuf));
+		top_waits_in(r, in, sizeof(in));
 		if (v->kind == IOWPROBE_PROCS) {
 			comm_shown(r->row->comm, comm, sizeof(comm));
-			fprintf(f, "%-11s %7llu %7.2f %7.2f %7.2f  %-8s %-16s "
-				"%s\n", label, (unsigned long long)r->key,
-				r->wait, r->wa, r->blk,
-				names_dev(r->row, dev, sizeof(dev)), comm,
+			fprintf(f, "%-11s %7llu %7.2f %7.2f %7.2f  %-8s %-10s "
+				"%-16s %s\n", label,
+				(unsigned long long)r->key, r->wait, r->wa,
+				r->blk, dev, in, comm,
 				names_cgroup(r->row->v[IOWPROBE_OCOL_cgroup]));
 		} else {
-			fprintf(f, "%-11s %7.2f %7.2f %7.2f  %-8s %s\n", label,
-				r->wait, r->wa, r->blk,
-				names_dev(r->row, dev, sizeof(dev)),
+			fprintf(f, "%-11s %7.2f %7.2f %7.2f  %-8s %-10s %s\n",
+				label, r->wait, r->wa, r->blk, dev, in,
 				names_cgroup(r->key));
 		}
 	}

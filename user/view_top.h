@@ -11,15 +11,21 @@
 
 /*
  * struct top_row - a process's or cgroup's iowait over one interval
- * @row:  its row in the later sample (comm, cgroup, dev)
- * @wait: Δwait_ns per wall ns, in %: over 100 when threads waited at once
- * @wa:   Δwa_ns of all online CPUs' time, in %: its part of vmstat's wa
- * @blk:  Δwait_blk_ns of Δwait_ns, in %: the part with its own I/O
+ * @row:   its row in the later sample (comm, cgroup, dev)
+ * @wait:  Δwait_ns per wall ns, in %: over 100 when threads waited at once
+ * @wa:    Δwa_ns of all online CPUs' time, in %: its part of vmstat's wa
+ * @blk:   Δwait_blk_ns of Δwait_ns, in %: the part with its own I/O
+ * @kinds: @wait by where it waited (enum iowprobe_wait_kind), in %
+ * @waits_in:       the kind of most of it, -1 for none (WAITS-IN)
+ * @waits_in_share: that kind's part of the kinds' sum, in %
  */
 struct top_row {
 	uint64_t key;
 	const struct owner_row *row;
 	double wait, wa, blk;
+	double kinds[IOWPROBE_WAIT_KINDS];
+	int waits_in;
+	double waits_in_share;
 };
 
 /* struct top_view - the rows of one interval, sorted, at most --top=N */
@@ -68,5 +74,6 @@ int top_avg_view(const struct top_avg *a, struct top_view *v,
 		 unsigned int limit);
 void top_avg_free(struct top_avg *a);
 void top_print_block(FILE *f, const char *label, const struct top_view *v);
+const char *top_waits_in(const struct top_row *r, char *buf, size_t n);
 
 #endif /* IOWSTAT_VIEW_TOP_H */

@@ -163,12 +163,11 @@ static bool on_disk(const struct top_row *r)
 
 /*
  * named - a process as "comm[pid] share N in KIND": its 1/N part of wa,
- * and where most of its waiting was (doc/design.md#where-each-sleeper-
- * waits), over its life: the row's totals
+ * and where most of its waiting was over the same time (--top's
+ * WAITS-IN, doc/design.md#where-each-sleeper-waits)
  */
 static void named(FILE *f, const struct top_row *r)
 {
-	int kind = owner_wait_dominant(r->row->v, NULL);
 	char comm[OWNER_COMM_MAX];
 	size_t i;
 
@@ -178,8 +177,8 @@ static void named(FILE *f, const struct top_row *r)
 	comm[i] = '\0';
 	fprintf(f, "%s[%llu] share %.0f", comm, (unsigned long long)r->key,
 		r->wa);
-	if (kind >= 0)
-		fprintf(f, " in %s", owner_wait_kind_name(kind));
+	if (r->waits_in >= 0)
+		fprintf(f, " in %s", owner_wait_kind_name(r->waits_in));
 }
 
 /* devices - the disks the disk line's processes waited on, each once */

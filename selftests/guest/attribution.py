@@ -7,6 +7,7 @@ Each figure is checked against what the readers measure of themselves
 their reads), never against iowprobe's own output."""
 
 import contextlib
+import mmap
 import os
 import subprocess
 import sys
@@ -23,6 +24,12 @@ LOADGEN = os.path.join(iow.OUT, "loadgen")
 TIMED_READS = os.path.join(iow.OUT, "timed_reads")
 CGROOT = iow.CGROOT
 FIGURES = ("wait_ns", "wait_blk_ns", "wa_ns", "sleeps")
+# wait_ns by where the sleeper waited (include/iowprobe_wait_kinds.h)
+KINDS = ("wait_uring_ns", "wait_rw_ns", "wait_sync_ns", "wait_fault_ns",
+         "wait_other_ns")
+# a workload that waits in one kind only: that kind's least part of its
+# wait (the rest: the rare wait of another kind a process cannot avoid)
+ONE_KIND = 0.95
 REAP_S = 5                      # the module's reaper runs this often
 # A reader's clocks see each sleep begin when its CPU clock stops, at the
 # dequeue; iowprobe sees it at the switch, after the scheduler has picked
@@ -108,6 +115,19 @@ def shares(readers):
     return got
 
 
+def kinds_of_one(k, what, row0, row1, kind):
+    """Over two reads of a row: its wait_ns is wholly sorted into the
+    five kinds, and at least ONE_KIND of it into @kind, the only one its
+    workload waits in (its own ground truth)"""
+    d = {c: row1[c] - row0.get(c, 0) for c in ("wait_ns",) + KINDS}
+    k.diag(f"{what}: wait {d['wait_ns'] / 1e6:.1f} ms, by kind " +
+           " ".join(f"{c[5:-3]} {d[c] / 1e6:.1f}" for c in KINDS))
+    k.result(sum(row1[c] for c in KINDS) == row1["wait_ns"],
+             f"{what}: the kinds add up to wait_ns")
+    k.result(d["wait_ns"] > 0 and d[kind] >= ONE_KIND * d["wait_ns"],
+             f"{what}: {kind} is at least {ONE_KIND:.0%} of wait_ns")
+
+
 def timed(k, desc, check):
     """A check against the readers' own clocks: on a debug kernel, where
     KASAN and lockdep run between the points those clocks are read and
@@ -168,6 +188,8 @@ def two_readers(k):
               lambda desc: k.between(desc, d["wait_blk_ns"],
                                      0.95 * d["wait_ns"], d["wait_ns"],
                                      rel=0.001))
+        kinds_of_one(k, f"pid {p.pid}: reads", pa.get(p.pid, {}), row1,
+                     "wait_rw_ns")
         got_wa.append(d["wa_ns"])
         k.result(row1["dev"] == nullb_dev(), f"pid {p.pid}: device is "
                  f"nullb0 ({row1['dev']})")
@@ -258,7 +280,7 @@ def bpf_agrees(k):
     zero = dict.fromkeys(FIGURES, 0)
 
     def agree(what, mod0, mod1, bpf0, bpf1):
-        for c in FIGURES:
+        for c in FIGURES + KINDS:
             want = mod1[c] - mod0.get(c, 0)
             got = bpf1[c] - bpf0.get(c, 0)
             bound = 1 if c == "sleeps" else 0.01 * window
@@ -322,10 +344,85 @@ def uring_pipe(k):
     timed(k, "io_uring: wait_ns is the tool's time asleep, less 10%",
           lambda desc: k.result(row["wait_ns"] >= 0.9 * asleep, desc))
     k.result(row["wait_blk_ns"] == 0, "io_uring: wait_blk_ns = 0")
+    kinds_of_one(k, "io_uring", {}, row, "wait_uring_ns")
     time.sleep(2 * REAP_S)
     rows, _ = procs()
     k.result(int(row["pid"]) not in rows,
              "io_uring: the exited row, once read, is gone after the reaper")
+
+
+# the kinds' workloads: fsyncs of one page each, and faults of pages of
+# a mapping of the disk; each on a region of its own, not yet in the cache
+KIND_PAGES = 100
+FAULT_OFFSET = 1 << 30
+
+
+def kind_child(mode, dev):
+    """A process that waits in one kind only, between a "go" and a "done"
+    line: sync (a page written and fsync()ed, KIND_PAGES times) or fault
+    (KIND_PAGES * 32 pages of a read-only mapping of dev touched in turn:
+    readahead reads them 32 at a time)"""
+    fd = os.open(dev, os.O_RDWR)
+    pages = KIND_PAGES * (1 if mode == "sync" else 32)
+    m = None
+    if mode == "fault":
+        m = mmap.mmap(fd, pages * mmap.PAGESIZE, prot=mmap.PROT_READ,
+                      offset=FAULT_OFFSET)
+    page = b"x" * mmap.PAGESIZE
+    print("ready", flush=True)
+    sys.stdin.readline()
+    for i in range(pages):
+        if m is None:
+            os.pwrite(fd, page, i * mmap.PAGESIZE)
+            os.fsync(fd)
+        else:
+            m[i * mmap.PAGESIZE]
+    print("done", flush=True)
+    sys.stdin.readline()
+
+
+def spawn_kind(mode, dev):
+    p = subprocess.Popen([sys.executable, os.path.abspath(__file__),
+                          "--kind-child", mode, dev],
+                         preexec_fn=lambda: iow.pin(1), stdin=subprocess.PIPE,
+                         stdout=subprocess.PIPE, text=True)
+    if p.stdout.readline().strip() != "ready":
+        raise RuntimeError(f"the {mode} child did not start")
+    return p
+
+
+def where_they_wait(k):
+    """An fsync loop waits in sync, a reader of a mapping in fault (and
+    timed_reads in rw, two_readers; io_uring in uring, uring_pipe), by the
+    module and by the BPF backend beside it, which agree per kind within
+    1% of the window"""
+    dev = iow.nullb(iow.SERVICE_NS, irqmode=2)
+    kinds = {"sync": "wait_sync_ns", "fault": "wait_fault_ns"}
+    with bpf_attached() as env:
+        kids = {m: spawn_kind(m, dev) for m in kinds}
+        ma, ba = procs()[0], bpf_tables(env)[-1]["procs"]
+        t0 = time.monotonic_ns()
+        for p in kids.values():
+            p.stdin.write("go\n")
+            p.stdin.flush()
+        for m, p in kids.items():
+            if p.stdout.readline().strip() != "done":
+                raise RuntimeError(f"the {m} child failed")
+        window = time.monotonic_ns() - t0
+        mb, bb = procs()[0], bpf_tables(env)[0]["procs"]
+        for p in kids.values():
+            p.stdin.write("exit\n")
+            p.stdin.flush()
+            p.wait()
+    for m, p in kids.items():
+        kinds_of_one(k, m, ma.get(p.pid, {}), mb[p.pid], kinds[m])
+        kinds_of_one(k, f"bpf: {m}", ba.get(p.pid, {}), bb[p.pid], kinds[m])
+        for c in KINDS:
+            want = mb[p.pid][c] - ma.get(p.pid, {}).get(c, 0)
+            got = bb[p.pid][c] - ba.get(p.pid, {}).get(c, 0)
+            k.result(abs(got - want) <= 0.01 * window, f"bpf: {m}: {c} "
+                     "is the module's, within 1% of the window")
+    subprocess.run(["modprobe", "-r", "null_blk"], check=False)
 
 
 def overflow(k):
@@ -361,10 +458,14 @@ def overflow(k):
 
 
 def main():
+    if sys.argv[1:2] == ["--kind-child"]:
+        kind_child(*sys.argv[2:4])
+        return
     iow.need_test_box()
     k = iow.Ktap()
     with iow.module_for(k):     # overflow() unloads it
-        iow.run_each(k, (two_readers, bpf_agrees, uring_pipe, overflow))
+        iow.run_each(k, (two_readers, bpf_agrees, uring_pipe,
+                         where_they_wait, overflow))
     k.finish()
 
 

@@ -1837,6 +1837,62 @@ TEST_F(sched, owners_share_the_cpus_iowait)
 }
 
 /*
+ * Where each sleeper waits, sorted at its sleep: CPU0 runs A to F in turn,
+ * each sleeping in iowait 10 ns after the one before (A at 10 ... F at 60),
+ * then idles; CPU1 wakes them all at 100.  A is in read (system call 0),
+ * B in no system call (a fault), C a kernel thread (its registers zeros,
+ * as read's number), D an io_uring worker (its registers its creator's:
+ * read again), E in io_uring_enter, F in fsync.  Each one's wait (A 90
+ * ... F 40) is booked in its kind alone; a read at 70 gives E's 20 so far.
+ */
+TEST_F(sched, owners_book_wait_by_kind)
+{
+	static const struct {
+		const char *col;
+		long nr;
+		unsigned int flags;
+	} sleeper[] = {
+		[A] = { "wait_rw_ns", 0, 0 },
+		[B] = { "wait_fault_ns", -1, 0 },
+		[C] = { "wait_other_ns", 0, PF_KTHREAD },
+		[D] = { "wait_uring_ns", 0, PF_IO_WORKER },
+		[E] = { "wait_uring_ns", 426, 0 },
+		[F] = { "wait_sync_ns", 74, 0 },
+	};
+	static const char *const cols[] = {
+		"wait_uring_ns", "wait_rw_ns", "wait_sync_ns", "wait_fault_ns",
+		"wait_other_ns",
+	};
+	struct kernel *k = &self->k;
+	unsigned int c;
+	int p;
+
+	at(0);
+	k_switch(k, 0, false, A);
+	for (p = A; p <= F; p++) {
+		k->t[p].ts.shim_regs.orig_ax = sleeper[p].nr;
+		k->t[p].ts.flags |= sleeper[p].flags;
+		at(10 * (p + 1));
+		k_io_wait(k, p);
+		k_switch(k, 0, false, p < F ? p + 1 : IDLE);
+	}
+	EXPECT_EQ(20, owner_fig(PID_OF(E), "wait_uring_ns", 70));
+	EXPECT_EQ(0, owner_fig(PID_OF(E), "wait_rw_ns", 70));
+	at(100);
+	for (p = A; p <= F; p++)
+		k_wake(k, 1, p, 0, false);
+	for (p = A; p <= F; p++) {
+		for (c = 0; c < ARRAY_SIZE(cols); c++)
+			EXPECT_EQ(strcmp(cols[c], sleeper[p].col) ? 0 :
+				  90 - 10 * p,
+				  owner_fig(PID_OF(p), cols[c], 110)) {
+				TH_LOG("%c %s", 'A' + p, sleeper[p].col);
+			}
+		EXPECT_EQ(90 - 10 * p, owner_fig(PID_OF(p), "wait_ns", 110));
+	}
+}
+
+/*
  * A sleeps in iowait 10..30 and exits; its leader is freed at 40.  Its
  * row stays, marked exited, through a reaper pass until it is read; the
  * pass after the read returns it to the pool.

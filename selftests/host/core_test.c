@@ -10,6 +10,7 @@
  * acct_test.c.  Every expected value is worked out by hand in the
  * comment above its test.
  */
+#include <asm/unistd_64.h>
 #include <stdint.h>
 #include <string.h>
 
@@ -580,6 +581,58 @@ TEST(cc_unwrap_across_the_modulus)
 	EXPECT_EQ(snap + 15, iowprobe_cc_unwrap(5, snap));
 	EXPECT_EQ(snap, iowprobe_cc_unwrap((snap - 3) & IOWPROBE_CC_MASK,
 					   snap));
+}
+
+/* ---- where a sleeper waits: the system call it is in ---- */
+
+/*
+ * The kinds of the doc (doc/abi.md, the wait_<kind>_ns columns), each
+ * call by the C library's own number for it: a wrong number in the core
+ * sorts that call as "other".
+ */
+TEST(wait_kind_by_system_call)
+{
+	static const struct {
+		long nr;
+		enum iowprobe_wait_kind kind;
+	} calls[] = {
+		{ __NR_io_uring_enter, IOWPROBE_WAIT_uring },
+		{ __NR_read, IOWPROBE_WAIT_rw },
+		{ __NR_write, IOWPROBE_WAIT_rw },
+		{ __NR_pread64, IOWPROBE_WAIT_rw },
+		{ __NR_pwrite64, IOWPROBE_WAIT_rw },
+		{ __NR_readv, IOWPROBE_WAIT_rw },
+		{ __NR_writev, IOWPROBE_WAIT_rw },
+		{ __NR_preadv, IOWPROBE_WAIT_rw },
+		{ __NR_pwritev, IOWPROBE_WAIT_rw },
+		{ __NR_preadv2, IOWPROBE_WAIT_rw },
+		{ __NR_pwritev2, IOWPROBE_WAIT_rw },
+		{ __NR_sendfile, IOWPROBE_WAIT_rw },
+		{ __NR_copy_file_range, IOWPROBE_WAIT_rw },
+		{ __NR_splice, IOWPROBE_WAIT_rw },
+		{ __NR_tee, IOWPROBE_WAIT_rw },
+		{ __NR_vmsplice, IOWPROBE_WAIT_rw },
+		{ __NR_fsync, IOWPROBE_WAIT_sync },
+		{ __NR_fdatasync, IOWPROBE_WAIT_sync },
+		{ __NR_sync, IOWPROBE_WAIT_sync },
+		{ __NR_syncfs, IOWPROBE_WAIT_sync },
+		{ __NR_sync_file_range, IOWPROBE_WAIT_sync },
+		{ __NR_msync, IOWPROBE_WAIT_sync },
+		{ -1, IOWPROBE_WAIT_fault },	/* no system call */
+		{ __NR_openat, IOWPROBE_WAIT_other },
+		{ __NR_execve, IOWPROBE_WAIT_other },
+		{ __NR_io_uring_setup, IOWPROBE_WAIT_other },
+		{ __NR_io_getevents, IOWPROBE_WAIT_other },
+		{ __NR_close, IOWPROBE_WAIT_other },
+		{ 100000, IOWPROBE_WAIT_other },	/* no such call */
+	};
+	unsigned int i;
+
+	for (i = 0; i < sizeof(calls) / sizeof(calls[0]); i++) {
+		if (iowprobe_wait_kind_of(calls[i].nr) != calls[i].kind)
+			TH_LOG("system call %ld", calls[i].nr);
+		EXPECT_EQ(calls[i].kind, iowprobe_wait_kind_of(calls[i].nr));
+	}
 }
 
 TEST_HARNESS_MAIN

@@ -98,21 +98,25 @@ check = iow.check
 expect = iow.expect
 
 
-def procs_block(label, rows):
-    out = "\n%-11s %7s %7s %7s %7s  %-8s %-16s %s\n" % (
-        label, "PID", "%wait", "%wa", "%blk", "DEVICE", "COMMAND", "CGROUP")
+def procs_block(label, rows, waits_in=None):
+    """WAITS-IN is "-" (a module without the wait kinds) unless
+    waits_in maps a pid to it"""
+    out = "\n%-11s %7s %7s %7s %7s  %-8s %-10s %-16s %s\n" % (
+        label, "PID", "%wait", "%wa", "%blk", "DEVICE", "WAITS-IN",
+        "COMMAND", "CGROUP")
     for pid, comm, cg, dev, (wait, wa, blk) in rows:
-        out += "%-11s %7d %7.2f %7.2f %7.2f  %-8s %-16s %s\n" % (
-            label, pid, wait, wa, blk, dev, comm, cg)
+        out += "%-11s %7d %7.2f %7.2f %7.2f  %-8s %-10s %-16s %s\n" % (
+            label, pid, wait, wa, blk, dev, (waits_in or {}).get(pid, "-"),
+            comm, cg)
     return out
 
 
 def cgroups_block(label, rows):
-    out = "\n%-11s %7s %7s %7s  %-8s %s\n" % (
-        label, "%wait", "%wa", "%blk", "DEVICE", "CGROUP")
+    out = "\n%-11s %7s %7s %7s  %-8s %-10s %s\n" % (
+        label, "%wait", "%wa", "%blk", "DEVICE", "WAITS-IN", "CGROUP")
     for cg, dev, (wait, wa, blk) in rows:
-        out += "%-11s %7.2f %7.2f %7.2f  %-8s %s\n" % (
-            label, wait, wa, blk, dev, cg)
+        out += "%-11s %7.2f %7.2f %7.2f  %-8s %-10s %s\n" % (
+            label, wait, wa, blk, dev, "-", cg)
     return out
 
 
@@ -229,6 +233,92 @@ def comm_with_a_comma_is_quoted_in_csv():
     expect(res, 0)
     rows = list(csv.DictReader(io.StringIO(res.stdout)))
     check(rows[1]["command"] == 'a,"b', "rows: %r" % rows)
+
+
+# --- where they waited: top.rec with the wait_<kind>_ns columns -----------
+
+KIND_COLS = ["wait_uring_ns", "wait_rw_ns", "wait_sync_ns", "wait_fault_ns",
+             "wait_other_ns"]
+# per file, key and sample: its five kinds, in 1/100 s.  pid 100 (dd, Δwait
+# 2 s) waits 1.8 s in rw and 0.2 s in faults: WAITS-IN rw:90%, rw 90.00
+# and fault 10.00 (% of the 2 s wall); pid 200 (Δwait 4 s) 4 s in uring:
+# uring:100%, uring 200.00.  The other rows have none: WAITS-IN "-".
+# cgroup 11 (22 s of wait in sample 1): 20 s rw, 2 s sync.
+KINDS = {
+    "procs": {100: [(0, 80, 0, 20, 0), (0, 260, 0, 40, 0)],
+              200: [(0, 0, 0, 0, 30), (400, 0, 0, 0, 30)]},
+    "cgroups": {11: [(0, 1000, 90, 0, 0), (0, 2000, 200, 0, 0)]},
+}
+KIND_WAITS_IN = {100: "rw:90%", 200: "uring:100%"}
+
+
+def with_kinds(body, name, n):
+    """a procs or cgroups file as a module with the wait kinds prints it:
+    the five columns before comm (procs) or last (cgroups)"""
+    lines = body.splitlines()
+    head = lines[1].split()
+    at = len(head) - 1 if name == "procs" else len(head)
+    out = lines[:1] + [" ".join(head[:at] + KIND_COLS + head[at:])]
+    for line in lines[2:]:
+        f = line.split(" ", len(head) - 1)
+        kinds = KINDS[name].get(int(f[0]), [(0,) * 5] * 3)[n]
+        f[at:at] = ["%d" % (v * G // 100) for v in kinds]
+        out.append(" ".join(f))
+    return "\n".join(out) + "\n"
+
+
+def kinds_rec():
+    text = read_rec()
+    for n in (0, 1):
+        for name in ("procs", "cgroups"):
+            path = "/sys/kernel/debug/iowprobe/" + name
+            body = with_kinds(sample_file(path, n, text), name, n)
+            at = text.index("@file " + path, text.index("@sample %d" % n))
+            start = text.index("\n", at) + 1
+            old_len = int(text[at:start].split()[-1])
+            text = (text[:at] + "@file %s %d\n%s" % (path, len(body), body)
+                    + text[start + old_len:])
+    return write_rec(text)
+
+
+@test
+def waits_in_by_hand():
+    rec = kinds_rec()
+    expect(run("--replay", rec, "--top"), 0,
+           out=BANNER + procs_block(LABEL, PROCS, KIND_WAITS_IN) +
+           procs_block("Average:", PROCS, KIND_WAITS_IN))
+
+
+@test
+def wait_kinds_in_json_csv_and_prom():
+    rec = kinds_rec()
+    res = run("--replay", rec, "--top=2", "-o", "json")
+    expect(res, 0)
+    rows = json.loads(res.stdout)["sysstat"]["hosts"][0]["statistics"][0][
+        "top-procs"]
+    check([(r["pid"], r["waits-in"]) for r in rows] ==
+          [(200, "uring"), (100, "rw")], "json rows: %r" % rows)
+    check(near(rows[0]["wait-kinds"]["uring"], 200.0) and
+          near(rows[1]["wait-kinds"]["rw"], 90.0) and
+          near(rows[1]["wait-kinds"]["fault"], 10.0) and
+          near(rows[1]["wait-kinds"]["other"], 0.0), "json kinds: %r" % rows)
+    res = run("--replay", rec, "--top=3", "-o", "csv")
+    expect(res, 0)
+    rows = list(csv.DictReader(io.StringIO(res.stdout)))
+    check([(r["pid"], r["waits_in"]) for r in rows] ==
+          [("200", "uring"), ("100", "rw"), ("700", "")], "csv: %r" % rows)
+    check(near(float(rows[1]["wait_rw"]), 90.0) and
+          near(float(rows[1]["wait_fault"]), 10.0), "csv kinds: %r" % rows)
+    res = run("--replay", rec, "-o", "prom")
+    expect(res, 0)
+    name = "iowprobe_cgroup_wait_kind_seconds_total"
+    for cg, kind, v in (("/system.slice/a.service", "rw", "20.000000000"),
+                        ("/system.slice/a.service", "sync", "2.000000000"),
+                        ("/user.slice/b c", "rw", "0.000000000")):
+        line = '%s{cgroup="%s",kind="%s"} %s' % (name, cg, kind, v)
+        check(line in res.stdout.splitlines(), "no line %r" % line)
+    check(res.stdout.count(name + "{") == 2 * 5,
+          "five kinds for each named cgroup that waited (not /: 2)")
 
 
 # --- the Average: block, over top3.rec's two intervals ---------------------
@@ -368,6 +458,8 @@ def prom_carries_the_cgroups():
         line = '%s{cgroup="%s"} %s' % (name, path, value)
         check(line in res.stdout.splitlines(), "no line %r" % line)
     check("{cgroup=\"-\"}" not in res.stdout, "a series for no path")
+    check("wait_kind" not in res.stdout,
+          "a module without the wait kinds has no series of them")
     check(res.stdout.count("iowprobe_cgroup_iowait_sleeps_total{") == 3,
           "sleeps: one series per named cgroup (3)")
 
@@ -514,8 +606,8 @@ def recorded_run_replays_the_same_average():
     check(p.returncode == 0, "exit %d: %r" % (p.returncode, err))
     avg = out[out.index("\nAverage:"):]
     # no names here: the cgroups are "-" and a disk is the host's or
-    # MAJ:MIN; COMMAND is the 16 columns from 54 (see procs_block)
-    got = [line.split()[1:5] + [line[54:70].rstrip()]
+    # MAJ:MIN; COMMAND is the 16 columns from 65 (see procs_block)
+    got = [line.split()[1:5] + [line[65:81].rstrip()]
            for line in avg.splitlines()[2:]]
     want = [["%d" % pid, "%.2f" % w, "%.2f" % a, "%.2f" % b, comm]
             for pid, comm, _, _, (w, a, b) in AVERAGE]

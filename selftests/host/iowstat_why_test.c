@@ -203,6 +203,7 @@ static void add_row(struct top_view *tv, struct owner_row *r,
 	t->wait = wait;
 	t->wa = wa;
 	t->blk = blk;
+	t->waits_in = kind;
 	tv->n++;
 }
 
