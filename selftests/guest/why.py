@@ -231,7 +231,9 @@ def kernel_over_count(k):
     truth = json.loads(out)
     k.diag(text)
     over = over_count(k, "over-count", truth, text)
-    if iow.kernel_version() >= (7, 2):
+    # PREEMPT_RT wakes a sleeper from the timer softirq's thread: the CPU
+    # leaves idle to run it, and 7.3-rt kept to the wall (96%) in the box
+    if iow.kernel_version() >= (7, 2) and not iow.preempt_rt():
         k.result(over > past_noise(truth), "over-count: on 7.2 and later, "
                  "/proc/stat's cpu1 grows past the wall under these sleeps")
 
