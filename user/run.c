@@ -64,6 +64,7 @@ static int take_owners(struct source *src, struct iowstat_snapshot *s)
  */
 int source_next(struct source *src, struct iowstat_snapshot *s, bool wait)
 {
+	bool first;
 	int err;
 
 	if (src->rp)
@@ -71,8 +72,18 @@ int source_next(struct source *src, struct iowstat_snapshot *s, bool wait)
 	if (wait && src->n &&
 	    !wait_until(src->t0 + src->n * src->interval * 1000000000ull))
 		return 0;
-	err = sample_take(src->be, s, &src->raw);
-	if (!err && src->owners)
+	/*
+	 * The owner files follow the sample's instant, which they do not
+	 * describe, but for the first sample's: -- CMD starts CMD right
+	 * after it, and the run's window starts at that instant
+	 */
+	raw_clear(&src->raw);
+	s->have = 0;
+	first = src->owners && !src->n;
+	err = first ? take_owners(src, s) : 0;
+	if (!err)
+		err = sample_take(src->be, s, &src->raw);
+	if (!err && src->owners && !first)
 		err = take_owners(src, s);
 	if (err)
 		return err;
