@@ -280,12 +280,12 @@ __noinline int owners_note(struct iowprobe_bpf_task *t,
  */
 static __always_inline __u64 wait_kind(struct task_struct *p)
 {
+	__u32 flags = p->flags;
 	struct pt_regs *regs;
 
-	if (p->flags & PF_KTHREAD)
-		return IOWPROBE_WAIT_other;
-	if (p->flags & PF_IO_WORKER)
-		return IOWPROBE_WAIT_uring;
+	if (flags & (PF_KTHREAD | PF_IO_WORKER))
+		return flags & PF_KTHREAD ? IOWPROBE_WAIT_other :
+					    IOWPROBE_WAIT_uring;
 	/* a 32-bit system call's number is another table's */
 	if (p->thread_info.status & TS_COMPAT)
 		return IOWPROBE_WAIT_other;

@@ -348,13 +348,12 @@ static void blk_watch(struct iowprobe_owner *o, u64 now)
  */
 static enum iowprobe_wait_kind wait_kind(struct task_struct *p)
 {
-	if (p->flags & PF_KTHREAD)
-		return IOWPROBE_WAIT_other;
-	if (p->flags & PF_IO_WORKER)
-		return IOWPROBE_WAIT_uring;
+	if (unlikely(p->flags & (PF_KTHREAD | PF_IO_WORKER)))
+		return p->flags & PF_KTHREAD ? IOWPROBE_WAIT_other :
+					       IOWPROBE_WAIT_uring;
 #ifdef TS_COMPAT
 	/* a 32-bit system call's number is another table's */
-	if (task_thread_info(p)->status & TS_COMPAT)
+	if (unlikely(task_thread_info(p)->status & TS_COMPAT))
 		return IOWPROBE_WAIT_other;
 #endif
 	return iowprobe_wait_kind_of(syscall_get_nr(p, task_pt_regs(p)));

@@ -622,6 +622,7 @@ TEST(wait_kind_by_system_call)
 		{ __NR_openat, IOWPROBE_WAIT_other },
 		{ __NR_execve, IOWPROBE_WAIT_other },
 		{ __NR_io_uring_setup, IOWPROBE_WAIT_other },
+		{ __NR_io_uring_register, IOWPROBE_WAIT_other },	/* 427 */
 		{ __NR_io_getevents, IOWPROBE_WAIT_other },
 		{ __NR_close, IOWPROBE_WAIT_other },
 		{ 100000, IOWPROBE_WAIT_other },	/* no such call */

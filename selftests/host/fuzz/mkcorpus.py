@@ -47,6 +47,19 @@ ARGS = [
 ]
 
 
+# a module that sorts its waits by kind: the wait_<kind>_ns columns
+EXTRA_OWNERS = {
+    "procs-kinds": OWNERS["procs"] + "\n# iowprobe abi 1\n"
+    "pid cgroup sleeps wait_ns wait_blk_ns wa_ns asleep exited now_ns dev "
+    "wait_uring_ns wait_rw_ns wait_sync_ns wait_fault_ns wait_other_ns "
+    "comm\n"
+    "100 11 9 3000000000 2000000000 1200000000 1 0 12000000000 8:0 "
+    "0 2600000000 0 400000000 0 dd\n"
+    "200 12 6 4300000000 0 900000000 2 0 12000000000 - "
+    "4000000000 0 0 0 300000000 kworker x\n",
+}
+
+
 def write(d, name, data):
     os.makedirs(d, exist_ok=True)
     with open(os.path.join(d, name), "wb") as f:
@@ -82,6 +95,8 @@ def main():
                       OWNERS[kind] + "\n" + body)
     for name, data in EXTRA_PROCFS.items():
         write(os.path.join(out, "procfs"), name, data)
+    for name, data in EXTRA_OWNERS.items():
+        write(os.path.join(out, "owners"), name, data)
 
     r = os.path.join(out, "replay")
     write(r, "basic.rec", text)
