@@ -49,7 +49,7 @@ struct bpf_copy {
 
 /*
  * one row of the rendered cpus file, by enum iowprobe_col; the columns of
- * the tick-sampled view stay 0 and are not printed
+ * the module's own (iowprobe_col_module_only()) stay 0 and are not printed
  */
 struct bpf_row {
 	uint64_t v[IOWPROBE_COL_NR];
@@ -462,7 +462,7 @@ static void header_print(FILE *f)
 
 	fputs(IOWPROBE_ABI_LINE "\ncpu", f);
 	for (k = 0; k < IOWPROBE_COL_NR; k++)
-		if (!iowprobe_col_tick_only(iowstat_col_kind[k]))
+		if (!iowprobe_col_module_only(iowstat_col_kind[k]))
 			fprintf(f, " %s", iowstat_col_name[k]);
 	fputc('\n', f);
 }
@@ -472,7 +472,7 @@ static void row_print(FILE *f, const struct bpf_row *r)
 	unsigned int k;
 
 	for (k = 0; k < IOWPROBE_COL_NR; k++) {
-		if (iowprobe_col_tick_only(iowstat_col_kind[k]))
+		if (iowprobe_col_module_only(iowstat_col_kind[k]))
 			continue;
 		if (iowstat_col_kind[k] == IOWPROBE_LEVEL)
 			fprintf(f, " %" PRId64, (int64_t)r->v[k]);
@@ -491,7 +491,7 @@ static void row_add(struct bpf_row *sum, const struct bpf_row *r)
 						 r->v[k]);
 }
 
-/* render() - the cpus file as the module prints it, minus t_* */
+/* render() - the cpus file as the module prints it, minus its own columns */
 static int render(const struct iowstat_snapshot *s, char **buf, size_t *len)
 {
 	struct bpf_row r, sum = { 0 };

@@ -46,6 +46,9 @@
  *            "all" row takes the latest, every other kind sums
  *   KLOAD    a KERNEL column as it read at load (0 from old modules)
  *   TLOAD    a TICK column as it read at load; the module only
+ *   MSPLIT   a part of the exact split that the module keeps and --bpf
+ *            has not (no one CPU owns both of its conditions there);
+ *            a reader goes without it from --bpf and older modules
  */
 enum iowprobe_col_kind {
 	IOWPROBE_SPLIT,
@@ -56,6 +59,7 @@ enum iowprobe_col_kind {
 	IOWPROBE_INSTANT,
 	IOWPROBE_KLOAD,
 	IOWPROBE_TLOAD,
+	IOWPROBE_MSPLIT,
 };
 
 /* the cpus columns, by position (iowprobe_cols.h) */
@@ -77,6 +81,12 @@ enum iowprobe_counter {
 static inline int iowprobe_col_tick_only(enum iowprobe_col_kind kind)
 {
 	return kind == IOWPROBE_TICK || kind == IOWPROBE_TLOAD;
+}
+
+/* whether only the module has the column: --bpf leaves it out */
+static inline int iowprobe_col_module_only(enum iowprobe_col_kind kind)
+{
+	return iowprobe_col_tick_only(kind) || kind == IOWPROBE_MSPLIT;
 }
 
 /* whether iowstat refuses a cpus file without the column */

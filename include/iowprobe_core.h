@@ -32,6 +32,9 @@
  * @iowait_ns:    idle and @mirror > 0 (the kernel's rule, integrated)
  * @blk_local_ns: idle and a request submitted from this CPU in flight
  * @blk_any_ns:   idle and any request in flight
+ * @iowait_blk_ns: idle, @mirror > 0 and a request submitted from this CPU
+ *                in flight: the disk's share of iowait
+ *                (doc/design.md#the-disks-share-of-wa)
  * @share_ns:     idle and @mirror > 0, divided by @mirror: what each of the
  *                CPU's iowait sleepers earned (doc/design.md#who-waits).  A
  *                sleeper notes it when counted and takes the difference when
@@ -51,6 +54,7 @@ struct iowprobe_acct {
 	__u64 iowait_ns;
 	__u64 blk_local_ns;
 	__u64 blk_any_ns;
+	__u64 iowait_blk_ns;
 	__u64 share_ns;
 	__u32 share_rem;
 	__s32 mirror;
@@ -121,6 +125,8 @@ iowprobe_acct_close(struct iowprobe_acct *a, __u64 now, __u64 g)
 			a->iowait_ns += d;
 			a->share_ns += t / (__u32)a->mirror;
 			a->share_rem = t % (__u32)a->mirror;
+			if (a->lfl > 0)
+				a->iowait_blk_ns += d;
 		}
 		if (a->lfl > 0)
 			a->blk_local_ns += d;

@@ -91,6 +91,7 @@ static void row_read(int cpu, struct cpu_row *r)
 	v[IOWPROBE_COL_iowait_ns] = a.iowait_ns;
 	v[IOWPROBE_COL_blk_local_ns] = a.blk_local_ns;
 	v[IOWPROBE_COL_blk_any_ns] = a.blk_any_ns;
+	v[IOWPROBE_COL_iowait_blk_ns] = a.iowait_blk_ns;
 	v[IOWPROBE_COL_k_idle_ns] = k.k_idle;
 	v[IOWPROBE_COL_k_iowait_ns] = k.k_iowait;
 	v[IOWPROBE_COL_t_idle_ns] = k.t_idle;

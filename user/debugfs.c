@@ -136,6 +136,8 @@ int debugfs_parse_cpus(const char *buf, size_t len,
 	if (!s->nr_cpus)
 		return parse_fail(pe, n, "no cpu rows");
 	s->have |= HAVE_CPUS;
+	if (c.found & (1ull << IOWPROBE_COL_iowait_blk_ns))
+		s->have |= HAVE_IOWAIT_BLK;
 	return 0;
 }
 

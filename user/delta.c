@@ -34,7 +34,8 @@ double delta_pct(uint64_t num, uint64_t den)
  */
 static bool grows(unsigned char kind)
 {
-	return kind == IOWPROBE_SPLIT || kind == IOWPROBE_KERNEL;
+	return kind == IOWPROBE_SPLIT || kind == IOWPROBE_MSPLIT ||
+	       kind == IOWPROBE_KERNEL;
 }
 
 /* went_back - the first column that should only grow and decreased, or -1 */
@@ -134,6 +135,48 @@ static void tick_delta(const struct iowstat_ticks *p,
 			 c->t[k] > p->t[k] ? c->t[k] - p->t[k] : 0;
 }
 
+/*
+ * delta_disk - the disk's share of iowait (doc/design.md#the-disks-share-
+ * of-wa) where the backend has no iowait_blk_ns (--bpf, a module before
+ * it): at most the iowait and at most the idle time with a request of
+ * the CPU in flight, so the smaller of the two, and said to be a bound
+ */
+static void delta_disk(struct iowstat_delta *d)
+{
+	uint64_t *v;
+	unsigned int i;
+
+	d->disk_bound = true;
+	d->all[IOWPROBE_COL_iowait_blk_ns] = 0;
+	for (i = 0; i < d->nr_cpus; i++) {
+		v = d->cpu[i];
+		v[IOWPROBE_COL_iowait_blk_ns] =
+			v[IOWPROBE_COL_iowait_ns] < v[IOWPROBE_COL_blk_local_ns] ?
+			v[IOWPROBE_COL_iowait_ns] : v[IOWPROBE_COL_blk_local_ns];
+		d->all[IOWPROBE_COL_iowait_blk_ns] +=
+			v[IOWPROBE_COL_iowait_blk_ns];
+	}
+}
+
+/* since - @c - @p, 0 when it went back */
+static uint64_t since(uint64_t c, uint64_t p)
+{
+	return c > p ? c - p : 0;
+}
+
+/* delta_psi - the pressure totals' growth; the first line has none */
+static void delta_psi(const struct iowstat_snapshot *prev,
+		      const struct iowstat_snapshot *cur,
+		      struct iowstat_delta *d)
+{
+	d->have_psi = prev && (prev->have & cur->have & HAVE_PSI);
+	d->psi_some_us = d->have_psi ?
+			 since(cur->psi_some_us, prev->psi_some_us) : 0;
+	d->psi_full_us = d->have_psi ?
+			 since(cur->psi_full_us, prev->psi_full_us) : 0;
+	d->wall_ns = prev ? since(cur->mono_ns, prev->mono_ns) : 0;
+}
+
 /**
  * delta_compute() - @cur minus @prev; with @prev NULL, @cur itself (the
  * "since load" and "since boot" first line).
@@ -151,6 +194,10 @@ void delta_compute(const struct iowstat_snapshot *prev,
 		for (k = 0; k < IOWPROBE_COL_NR; k++)
 			d->all[k] += d->cpu[i][k];
 	}
+	d->disk_bound = false;
+	if (!(cur->have & (prev ? prev->have : cur->have) & HAVE_IOWAIT_BLK))
+		delta_disk(d);
+	delta_psi(prev, cur, d);
 	tick_delta(prev ? &prev->stat_all : NULL, &cur->stat_all, d->tick_all);
 	for (i = 0; i < cur->nr_stat_cpus; i++)
 		tick_delta(prev ? &prev->stat_cpu[i] : NULL, &cur->stat_cpu[i],
@@ -176,4 +223,9 @@ void delta_add(struct iowstat_delta *acc, const struct iowstat_delta *d)
 			acc->tick[i][k] += d->tick[i][k];
 	for (k = 0; k < T_NR; k++)
 		acc->tick_all[k] += d->tick_all[k];
+	acc->disk_bound |= d->disk_bound;
+	acc->have_psi |= d->have_psi;
+	acc->psi_some_us += d->psi_some_us;
+	acc->psi_full_us += d->psi_full_us;
+	acc->wall_ns += d->wall_ns;
 }

@@ -14,6 +14,10 @@ struct iowstat_delta {
 	uint64_t all[IOWPROBE_COL_NR];		/* sum over the CPUs */
 	uint64_t tick[IOWSTAT_MAX_CPUS][T_NR];	/* /proc/stat cpuN */
 	uint64_t tick_all[T_NR];		/* /proc/stat cpu */
+	bool disk_bound;	/* iowait_blk_ns is a bound (delta_disk()) */
+	bool have_psi;
+	uint64_t psi_some_us, psi_full_us;	/* /proc/pressure/io */
+	uint64_t wall_ns;	/* CLOCK_MONOTONIC between the samples */
 };
 
 /* Which CPUs have been re-baselined already: said once per CPU. */

@@ -28,7 +28,10 @@ const struct fmt_key fmt_cpu_keys[] = {
 	CPU_KEY("kernel-iowait", "kernel_iowait", kiowait),
 	CPU_KEY("xidle", "xidle", xidle), CPU_KEY("xiowait", "xiowait", xiowait),
 	CPU_KEY("xblk", "xblk", xblk), CPU_KEY("xblkany", "xblkany", xblkany),
-	CPU_KEY("err", "err", err), { NULL, NULL, 0 }
+	CPU_KEY("err", "err", err),
+	CPU_KEY("xdisk", "xdisk", xdisk), CPU_KEY("xnodisk", "xnodisk", xnodisk),
+	CPU_KEY("kernel-idle-iowait", "kernel_idle_iowait", kiwall),
+	{ NULL, NULL, 0 }
 };
 
 /* fmt_key_value() - the percentage of key @k in @row */

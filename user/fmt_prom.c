@@ -42,6 +42,9 @@ static const struct prom_metric metrics[] = {
 	{ "iowprobe_cpu_blk_any_seconds_total",
 	  "Idle time while any block request was in flight.",
 	  IOWPROBE_COL_blk_any_ns, true, false },
+	{ "iowprobe_cpu_iowait_disk_seconds_total",
+	  "The disk's share of iowait: iowait while a request of the CPU was in flight.",
+	  IOWPROBE_COL_iowait_blk_ns, true, false },
 	{ "iowprobe_kernel_idle_seconds_total",
 	  "The kernel's idle time since boot (/proc/stat), read with these.",
 	  IOWPROBE_COL_k_idle_ns, true, false },
@@ -75,6 +78,10 @@ static void prom_metric(FILE *f, const struct iowstat_snapshot *s,
 {
 	unsigned int i;
 
+	/* the module's own column: none from --bpf, no bound in its place */
+	if (iowstat_col_kind[m->col] == IOWPROBE_MSPLIT &&
+	    !(s->have & HAVE_IOWAIT_BLK))
+		return;
 	fprintf(f, "# HELP %s %s\n# TYPE %s %s\n", m->name, m->help, m->name,
 		m->gauge ? "gauge" : "counter");
 	for (i = 0; i < s->nr_cpus; i++) {

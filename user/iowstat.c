@@ -142,10 +142,14 @@ static int open_live(struct source *src, struct iowstat_meta *m)
 					    IOWPROBE_CGROUPS : IOWPROBE_PROCS);
 	if (err)
 		return err;
-	/* -o prom exports the cgroups too, where the backend has them */
+	/*
+	 * -o prom exports the cgroups too, and --why names the processes,
+	 * where the backend has them
+	 */
 	src->owners = env.top ||
-		      (env.out == OUT_PROM && !src->be->owners_check(src->be,
-								     -1));
+		      ((env.out == OUT_PROM ||
+			(env.out == OUT_TEXT && env.why != WHY_NEVER)) &&
+		       !src->be->owners_check(src->be, -1));
 	sample_meta_init(m, env.interval);
 	if (env.record) {
 		src->rec = record_open(env.record, m);

@@ -30,6 +30,10 @@ static const char *const usage_msg[] = {
 "  -T, --top[=N]        the N processes (default 10) with the most iowait",
 "                       in each interval, as pidstat lists them",
 "      --cgroup         with --top: per cgroup instead of per process",
+"      --why[=WHEN]     after each interval, wa in words on stderr: disk,",
+"                       no disk, the kernel's error; WHEN auto (default:",
+"                       when wa or the kernel's error is 5 or more),",
+"                       always (--why alone) or never",
 "      --record FILE    save every raw sample read to FILE",
 "      --replay FILE    print a view from a recording instead of live",
 "      --bpf            use the BPF backend instead of the module: the one",
@@ -52,7 +56,9 @@ static const char *const usage_msg[] = {
 "  ba   % of CPU time idle while any block request was in flight",
 "  err  the kernel's wa minus xwa (positive: the kernel over-reports)",
 "-P columns: %idle %iowait as the kernel books them; %xidle %xiowait",
-"  %xblk %xblkany iowprobe's exact split; %err = %iowait - %xiowait.",
+"  %xblk %xblkany iowprobe's exact split; %err = %iowait - %xiowait;",
+"  %xdisk the part of %xiowait with a request of the CPU in flight;",
+"  %kidle+iow the kernel's idle + iowait, over 100 when it counts twice.",
 "",
 "With -- CMD, CMD runs with its stdin/stdout/stderr untouched; at its end",
 "a summary goes to stderr and iowstat exits with CMD's exit status.",
@@ -68,7 +74,7 @@ static const char *const usage_msg[] = {
 NULL
 };
 
-enum { OPT_RECORD = 256, OPT_REPLAY, OPT_BPF, OPT_CGROUP };
+enum { OPT_RECORD = 256, OPT_REPLAY, OPT_BPF, OPT_CGROUP, OPT_WHY };
 
 static const struct option long_options[] = {
 	{ "one-header",	no_argument,		NULL, 'n' },
@@ -83,6 +89,7 @@ static const struct option long_options[] = {
 	{ "bpf",	no_argument,		NULL, OPT_BPF },
 	{ "top",	optional_argument,	NULL, 'T' },
 	{ "cgroup",	no_argument,		NULL, OPT_CGROUP },
+	{ "why",	optional_argument,	NULL, OPT_WHY },
 	{ "help",	no_argument,		NULL, 'h' },
 	{ "version",	no_argument,		NULL, 'V' },
 	{ NULL,		0,			NULL, 0 }
@@ -237,6 +244,8 @@ static int parse_option(int c, const char *arg, struct env *env)
 	case OPT_CGROUP:
 		env->cgroup = true;
 		break;
+	case OPT_WHY:
+		return why_parse_when(arg, &env->why);
 	default:
 		return -EINVAL;
 	}

@@ -6,6 +6,7 @@
 #include <stdint.h>
 
 #include "view_cpus.h"
+#include "why.h"
 
 #define IOWSTAT_VERSION	"0.1.0"
 
@@ -32,6 +33,7 @@ struct env {
 	unsigned int top_n;		/* -T=N: rows per interval */
 	int vmstat_opt;			/* the first of -n -t -w -y -S given */
 	unsigned int nopts;		/* options given, but --bpf */
+	enum why_when why;		/* --why: the words after a line */
 };
 
 /* Return: 0 to run, 1 when --help/--version printed, -EINVAL on misuse. */

@@ -4,6 +4,7 @@
  * recording: take samples, difference them, hand them to the view.
  */
 #include <errno.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
@@ -70,6 +71,7 @@ static int take_owners(struct source *src, struct iowstat_snapshot *s)
  */
 int source_next(struct source *src, struct iowstat_snapshot *s, bool wait)
 {
+	bool first;
 	int err;
 
 	if (src->rp)
@@ -77,8 +79,18 @@ int source_next(struct source *src, struct iowstat_snapshot *s, bool wait)
 	if (wait && src->n &&
 	    !wait_until(src->t0 + src->n * src->interval * 1000000000ull))
 		return 0;
-	err = sample_take(src->be, s, &src->raw);
-	if (!err && src->owners)
+	/*
+	 * The owner files follow the sample's instant, which they do not
+	 * describe, but for the first sample's: -- CMD starts CMD right
+	 * after it, and the run's window starts at that instant
+	 */
+	raw_clear(&src->raw);
+	s->have = 0;
+	first = src->owners && !src->n;
+	err = first ? take_owners(src, s) : 0;
+	if (!err)
+		err = sample_take(src->be, s, &src->raw);
+	if (!err && src->owners && !first)
 		err = take_owners(src, s);
 	if (err)
 		return err;
@@ -102,6 +114,7 @@ struct view_run {
 	bool top;			/* --top table */
 	struct top_view tv;
 	struct top_avg avg;		/* --top: the run's sums, for Average: */
+	struct top_view why_tv;		/* --why: who waited, every one */
 	struct iowstat_delta *d, *acc;
 	struct iowstat_snapshot *mem;	/* the first sample: vmstat's memory */
 	struct rebase_state rs;
@@ -138,6 +151,29 @@ static void view_begin(struct view_run *v, const struct iowstat_snapshot *s)
 			vmstat_print_header(stdout, &v->vo,
 					    s->real_ns / 1000000000ull);
 	}
+}
+
+/*
+ * view_why - the interval's wa in words on stderr, after the line or
+ * block that stdout has printed; the processes when the owner files
+ * were read
+ */
+static void view_why(struct view_run *v, const struct iowstat_snapshot *p,
+		     const struct iowstat_snapshot *c)
+{
+	bool named = p->have & c->have & HAVE_PROCS;
+	struct why w;
+
+	if (v->env->why == WHY_NEVER || v->env->out != OUT_TEXT)
+		return;
+	if (named && top_compute(&v->why_tv, p, c, UINT_MAX))
+		named = false;
+	why_compute(v->d, named ? &v->why_tv : NULL, v->m->hz, &w);
+	if (!why_wanted(&w, v->env->why))
+		return;
+	fflush(stdout);
+	why_print(stderr, &w);
+	fflush(stderr);
 }
 
 static void vmstat_sample(struct view_run *v, const struct iowstat_snapshot *p,
@@ -199,8 +235,10 @@ static int view_sample(struct view_run *v, const struct iowstat_snapshot *p,
 	} else {
 		vmstat_sample(v, p, c, i);
 	}
-	if (p)
+	if (p) {
 		v->blocks++;
+		view_why(v, p, c);
+	}
 	return out_flush(stdout);
 }
 
@@ -494,6 +532,7 @@ out:
 	snapshot_free(s[0]);
 	snapshot_free(s[1]);
 	top_free(&v.tv);
+	top_free(&v.why_tv);
 	top_avg_free(&v.avg);
 	free(v.d);
 	free(v.acc);

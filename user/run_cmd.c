@@ -12,6 +12,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <poll.h>
 #include <stdlib.h>
 #include <string.h>
@@ -177,6 +178,10 @@ struct cmd_run {
 	struct cmd_tree tree;
 	struct cmd_cgroup cg;
 	char no_tree[160], no_iowait[160];
+	struct top_avg why_avg;		/* --why: who waited over the run */
+	bool why_named;			/* every sample had the procs file */
+	struct why why_over;		/* --why: the worst interval's excess */
+	unsigned int hz;
 };
 
 /*
@@ -241,12 +246,18 @@ static int exit_status(int status)
 static int step(struct cmd_run *c)
 {
 	struct iowstat_snapshot *t;
+	struct why w;
 	int r = source_next(c->src, c->s[1], false);
 
 	if (r <= 0)
 		return r ? r : -EINTR;
 	delta_compute(c->s[0], c->s[1], c->d, &c->rs);
 	delta_add(c->acc, c->d);
+	why_over_count(c->d, c->hz, &w);
+	why_over_worst(&c->why_over, &w);
+	c->why_named &= !!(c->s[0]->have & c->s[1]->have & HAVE_PROCS);
+	if (c->why_named && top_avg_add(&c->why_avg, c->s[0], c->s[1]))
+		c->why_named = false;
 	t = c->s[0];
 	c->s[0] = c->s[1];
 	c->s[1] = t;
@@ -313,8 +324,12 @@ void cmd_print_summary(FILE *f, const struct cmd_result *c,
 	fflush(f);
 }
 
-static int cmd_alloc(struct cmd_run *c)
+static int cmd_alloc(struct cmd_run *c, unsigned int hz)
 {
+	c->hz = hz;
+	c->why_over.over_cpu = -1;
+	c->why_avg.kind = IOWPROBE_PROCS;
+	c->why_named = true;
 	c->s[0] = snapshot_alloc();
 	c->s[1] = snapshot_alloc();
 	c->d = calloc(1, sizeof(*c->d));
@@ -328,6 +343,30 @@ static void cmd_free(struct cmd_run *c)
 	snapshot_free(c->s[1]);
 	free(c->d);
 	free(c->acc);
+	top_avg_free(&c->why_avg);
+}
+
+/*
+ * cmd_why - the run's wa in words after the summary, on stderr with it:
+ * the whole run's figures, and who waited over the whole run
+ */
+static void cmd_why(const struct env *env, const struct iowstat_meta *m,
+		    const struct cmd_run *c)
+{
+	struct top_view tv = { .kind = IOWPROBE_PROCS };
+	bool named = c->why_named && c->why_avg.intervals;
+	struct why w;
+
+	if (env->why == WHY_NEVER)
+		return;
+	if (named && top_avg_view(&c->why_avg, &tv, UINT_MAX))
+		named = false;
+	why_compute(c->acc, named ? &tv : NULL, m->hz, &w);
+	why_over_worst(&w, &c->why_over);
+	if (why_wanted(&w, env->why))
+		why_print(stderr, &w);
+	fflush(stderr);
+	top_free(&tv);
 }
 
 /*
@@ -354,6 +393,7 @@ static int report(const struct env *env, const struct iowstat_meta *m,
 		break;
 	default:
 		cmd_print_summary(stderr, res, c->acc, &env->sel);
+		cmd_why(env, m, c);
 		return 0;
 	}
 	return out_flush(stdout);
@@ -472,7 +512,7 @@ int run_cmd(const struct env *env, const struct iowstat_meta *m,
 	int r, join_err = 0;
 	uint64_t t0;
 
-	r = cmd_alloc(&c);
+	r = cmd_alloc(&c, m->hz);
 	if (!r && pipe2(chld_pipe, O_CLOEXEC | O_NONBLOCK))
 		r = -errno;
 	if (r)
@@ -504,7 +544,7 @@ int run_cmd_replay(const struct env *env, const struct iowstat_meta *m,
 	struct cmd_run c = { .src = src };
 	int r;
 
-	r = cmd_alloc(&c);
+	r = cmd_alloc(&c, m->hz);
 	if (!r)
 		r = source_next(src, c.s[0], false) == 1 ? 0 : -EINVAL;
 	while (!r && !(r = step(&c)))

@@ -155,7 +155,9 @@ static int take_proc(const struct proc_file *pf, struct iowstat_snapshot *s,
 }
 
 /**
- * sample_take() - read every source once into @s and @raw (cleared first).
+ * sample_take() - read every source once into @s and @raw, which the
+ * caller has cleared (raw_clear(), @s->have 0), or has begun with the
+ * owner files.
  * The backend is read right after /proc, so that the kernel's numbers
  * and the exact ones describe nearly the same instant.  The sample's
  * clock is read last, just before the backend: the exact figures carry
@@ -170,8 +172,6 @@ int sample_take(struct iowstat_backend *be, struct iowstat_snapshot *s,
 	unsigned int i;
 	int err;
 
-	raw_clear(raw);
-	s->have = 0;
 	for (i = 0; i < ARRAY_SIZE(proc_files); i++) {
 		err = take_proc(&proc_files[i], s, raw);
 		if (err)

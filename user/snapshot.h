@@ -48,6 +48,7 @@ enum iowstat_have {
 	HAVE_CPUS	= 1 << 4,
 	HAVE_PROCS	= 1 << 5,	/* HAVE_OWNERS(IOWPROBE_PROCS) */
 	HAVE_CGROUPS	= 1 << 6,
+	HAVE_IOWAIT_BLK	= 1 << 7,	/* the module's iowait_blk_ns */
 };
 
 /* the flag of an owner file: procs or cgroups */

@@ -76,6 +76,11 @@ void cpu_row_compute(const uint64_t *d, struct cpu_row *r)
 	r->xblk = delta_pct(d[IOWPROBE_COL_blk_local_ns], tot);
 	r->xblkany = delta_pct(d[IOWPROBE_COL_blk_any_ns], tot);
 	r->err = r->kiowait - r->xiowait;
+	r->xdisk = delta_pct(d[IOWPROBE_COL_iowait_blk_ns], tot);
+	r->xnodisk = r->xiowait - r->xdisk;
+	r->kiwall = tot ? 100.0 * (double)(d[IOWPROBE_COL_k_idle_ns] +
+					   d[IOWPROBE_COL_k_iowait_ns]) / tot :
+			  0.0;
 }
 
 /* sys_row_compute - as mpstat: guest is inside user, so not in the total */
@@ -125,9 +130,9 @@ static void print_row(FILE *f, const char *label, const char *cpu,
 	struct cpu_row r;
 
 	cpu_row_compute(d, &r);
-	fprintf(f, "%-11s %4s %7.2f %7.2f  %7.2f %8.2f %7.2f %8.2f %7.2f\n",
-		label, cpu, r.kidle, r.kiowait, r.xidle, r.xiowait, r.xblk,
-		r.xblkany, r.err);
+	fprintf(f, "%-11s %4s %7.2f %7.2f  %7.2f %8.2f %7.2f %8.2f %7.2f "
+		"%7.2f %10.2f\n", label, cpu, r.kidle, r.kiowait, r.xidle,
+		r.xiowait, r.xblk, r.xblkany, r.err, r.xdisk, r.kiwall);
 }
 
 /**
@@ -140,9 +145,9 @@ void cpus_print_block(FILE *f, const char *hdr_label, const char *row_label,
 	char id[16];
 	unsigned int i;
 
-	fprintf(f, "\n%-11s %4s %7s %7s  %7s %8s %7s %8s %7s\n", hdr_label,
-		"CPU", "%idle", "%iowait", "%xidle", "%xiowait", "%xblk",
-		"%xblkany", "%err");
+	fprintf(f, "\n%-11s %4s %7s %7s  %7s %8s %7s %8s %7s %7s %10s\n",
+		hdr_label, "CPU", "%idle", "%iowait", "%xidle", "%xiowait",
+		"%xblk", "%xblkany", "%err", "%xdisk", "%kidle+iow");
 	print_row(f, row_label, "all", d->all);
 	for (i = 0; i < d->nr_cpus; i++) {
 		if (!cpu_sel_has(sel, i))

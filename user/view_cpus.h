@@ -17,11 +17,18 @@ struct cpu_sel {
 	unsigned int max;		/* highest id asked for, + 1 */
 };
 
-/* One row of the per-CPU view, in percent of the CPU's busy+idle time. */
+/*
+ * One row of the per-CPU view, in percent of the CPU's busy+idle time
+ * (its wall time while online).  kidle and kiowait are clamped at 100
+ * each, as mpstat's are; kiwall is not: over 100, the kernel counted
+ * idle time twice (doc/design.md#the-kernels-over-count).
+ */
 struct cpu_row {
 	double kidle, kiowait;			/* the kernel's view */
 	double xidle, xiowait, xblk, xblkany;	/* iowprobe's exact split */
 	double err;				/* kiowait - xiowait */
+	double xdisk, xnodisk;			/* xiowait on a disk or not */
+	double kiwall;				/* kernel idle + iowait */
 };
 
 /* sysstat's mpstat columns, from /proc/stat ticks */

@@ -27,6 +27,7 @@
 	EXPECT_EQ((x).iowait_ns, (y).iowait_ns);		\
 	EXPECT_EQ((x).blk_local_ns, (y).blk_local_ns);		\
 	EXPECT_EQ((x).blk_any_ns, (y).blk_any_ns);		\
+	EXPECT_EQ((x).iowait_blk_ns, (y).iowait_blk_ns);	\
 	EXPECT_EQ((x).mirror, (y).mirror);			\
 	EXPECT_EQ((x).lfl, (y).lfl);				\
 	EXPECT_EQ((x).idle, (y).idle);				\
@@ -138,6 +139,31 @@ TEST_F(acct, blk_local_follows_lfl)
 	EXPECT_EQ(0ULL, a->iowait_ns);
 	EXPECT_EQ(0ULL, a->blk_any_ns);
 	EXPECT_EQ(1, a->lfl);
+}
+
+/*
+ * The disk's share of iowait: idle 0..30; a sleeper 5..25 and 28..30
+ * (mirror 1); a local request 0..10 and 20..30.  iowait 22, blk_local 20,
+ * and iowait_blk only where both held: 5..10 + 20..25 + 28..30 = 12.
+ * Busy time with both held (30..35) adds nothing.
+ */
+TEST_F(acct, iowait_blk_needs_both)
+{
+	struct iowprobe_acct *a = &self->a;
+
+	iowprobe_acct_add_lfl(a, 0, 0, 1);
+	iowprobe_acct_set_idle(a, 0, 0, 1);
+	iowprobe_acct_add_mirror(a, 5, 0, 1);
+	iowprobe_acct_add_lfl(a, 10, 0, -1);
+	iowprobe_acct_add_lfl(a, 20, 0, 1);
+	iowprobe_acct_add_mirror(a, 25, 0, -1);
+	iowprobe_acct_add_mirror(a, 28, 0, 1);
+	iowprobe_acct_set_idle(a, 30, 0, 0);
+	iowprobe_acct_close(a, 35, 0);
+	EXPECT_EQ(22ULL, a->iowait_ns);
+	EXPECT_EQ(20ULL, a->blk_local_ns);
+	EXPECT_EQ(12ULL, a->iowait_blk_ns);
+	EXPECT_EQ(5ULL, a->busy_ns);
 }
 
 /*

@@ -26,7 +26,8 @@ IOWSTAT_LIB	?= $(IOWSTAT_USER)/libiowstat.a
 IOWSTAT_BIN	?= $(IOWSTAT_USER)/iowstat
 IOWSTAT_USER_DEP ?= iowstat-user
 
-IOWSTAT_C_TESTS	:= iowstat_parse_test iowstat_calc_test iowstat_tree_test
+IOWSTAT_C_TESTS	:= iowstat_parse_test iowstat_calc_test iowstat_tree_test \
+	iowstat_why_test
 IOWSTAT_PY_TESTS := iowstat_cli_test.py iowstat_stress_test.py \
 	iowstat_top_test.py iowstat_write_test.py
 IOWSTAT_BINS	:= $(addprefix $(IOWSTAT_OUT)/,$(IOWSTAT_C_TESTS))

@@ -82,6 +82,34 @@ def replay_cpus_matches_hand_computed():
 
 
 @test
+def why_words_on_stderr_stdout_unchanged():
+    """--why's words go to stderr: stdout is the same with or without
+    them, in both text views.  basic.rec's first interval, by hand (its
+    README): xwa 0.6 s of 2 s = 30; no iowait_blk_ns in the recording, so
+    the disk part is the bound, per CPU min(iowait, blk_local): cpu0
+    min(0.2, 0.1) + cpu1 min(0.4, 0.1) = 0.2 s = 10, no disk 30 - 10 = 20;
+    the kernel's iowait 0.1 + 0.3 s = 20; PSI some 0.25 s, full 0.125 s of
+    1 s = 25 and 13."""
+    for view in ((), ("-P", "ALL")):
+        words = run("--replay", REC, "--why", *view)
+        quiet = run("--replay", REC, "--why=never", *view)
+        expect(words, 0)
+        expect(quiet, 0)
+        check(words.stdout == quiet.stdout, "stdout unchanged %r" % (view,))
+        check("# wa" not in quiet.stderr, "--why=never says nothing")
+        lines = [x for x in words.stderr.split("\n") if x.startswith("#")]
+        check(lines[0] == "# wa 30 = disk 10 + no disk 20; kernel 20; "
+              "psi io some 25 full 13", "first interval: %r" % lines[0])
+        check(lines[1].startswith("#   disk 10 at most "),
+              "the bound said: %r" % lines[1])
+        check(sum(x.startswith("# wa ") for x in lines) == 3,
+              "once an interval: %r" % words.stderr)
+    expect(run("--why=sometimes"), 2,
+           r'^iowstat: --why requires auto, always or never, not '
+           r'"sometimes"$')
+
+
+@test
 def awk_sees_vmstat_columns():
     out = run("--replay", REC).stdout.split("\n")
     exp = fixture("basic.vmstat.out").split("\n")
@@ -138,7 +166,7 @@ def json_parses_and_keeps_sysstat_keys():
     check([c["cpu"] for c in load] == ["all", "0", "1"], "cpu rows")
     keys = ("usr nice sys iowait irq soft steal guest gnice idle "
             "kernel-idle kernel-iowait xidle xiowait xblk xblkany "
-            "err").split()
+            "err xdisk xnodisk kernel-idle-iowait").split()
     check(list(load[0].keys()) == ["cpu"] + keys, list(load[0].keys()))
     check(load[1]["xiowait"] == 20.0 and load[1]["kernel-idle"] == 60.0 and
           load[1]["kernel-iowait"] == 10.0 and load[1]["err"] == -10.0,
@@ -572,7 +600,7 @@ def cmd_rec(tree=TREE_FILE):
 
 @test
 def cmd_replay_tree_by_hand():
-    res = run("--replay", cmd_rec())
+    res = run("--replay", cmd_rec(), "--why=never")
     expect(res, 0)
     check(res.stderr.endswith(TREE_ROWS), "Tree rows %r" % res.stderr)
     tree = json.loads(run("--replay", cmd_rec(), "-o", "json").stdout)[
@@ -600,9 +628,10 @@ def err_cmd_replay_refuses_view_options():
 def cmd_replay_of_an_older_recording():
     """an older iowstat's recording has no tree file: the summary without
     Tree rows, as that iowstat printed it"""
-    res = run("--replay", cmd_rec(None))
+    res = run("--replay", cmd_rec(None), "--why=never")
     expect(res, 0)
-    check(res.stderr + TREE_ROWS == run("--replay", cmd_rec()).stderr,
+    check(res.stderr + TREE_ROWS ==
+          run("--replay", cmd_rec(), "--why=never").stderr,
           "the summary, no Tree rows: %r" % res.stderr)
 
 
