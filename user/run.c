@@ -442,15 +442,19 @@ static int view_first(struct view_run *v, struct source *src,
 	r = check_top(v, s0, 0);
 	if (r)
 		return r;
+	view_begin(v, s0);
+	/* the header: stop now if it failed, before any note */
+	r = out_flush(stdout);
+	if (r)
+		return r;
 	if (*young)
 		note_young(v, src, age);
-	view_begin(v, s0);
 	if (first && !v->top) {	/* the files have no since-load instant */
 		note_spans(v, s0, age);
 		delta_compute(NULL, s0, v->d, &v->rs);
 		return view_sample(v, NULL, s0, 0);
 	}
-	return out_flush(stdout);	/* the header: stop now if it failed */
+	return 0;
 }
 
 static int view_loop(struct view_run *v, struct source *src,

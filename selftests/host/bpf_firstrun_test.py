@@ -78,6 +78,14 @@ def check_vmstat(k, env):
     k.result(r.returncode == 0 and took >= 2.0 and len(rows) == 2,
              "--bpf 1 2: two lines, two whole intervals (no since-start "
              "line)", [f"exit {r.returncode} in {took:.2f} s", *rows])
+    with open("/dev/full", "w") as full:
+        r = subprocess.run([IOWSTAT, "--bpf", "1", "2"], env=env,
+                           stdout=full, stderr=subprocess.PIPE, text=True,
+                           timeout=60)
+    k.result(r.returncode == 1 and one_line(r) and
+             "write error: No space left on device" in r.stderr,
+             "--bpf 1 2 > /dev/full: the write error alone, no note before "
+             "it", [f"exit {r.returncode}", r.stderr.strip()])
 
 
 def cpus_rows(text):
@@ -85,7 +93,7 @@ def cpus_rows(text):
     rows = {}
     for line in text.splitlines():
         f = line.split()
-        if len(f) == 9 and f[1] != "CPU" and not f[0].startswith("Aver"):
+        if len(f) >= 9 and f[1] != "CPU" and not f[0].startswith("Aver"):
             rows[f[1]] = (float(f[2]) + float(f[3]),
                           float(f[4]) + float(f[5]))
     return rows
