@@ -165,9 +165,15 @@ def disk_reader(k):
     k.between("reader: the disk share is cpu1's iowait in the reads, "
               "within 2%", ns["disk"], truth["idle"] - truth["delay"],
               truth["idle"], rel=0.02)
-    disk = line_of(text, "disk")
-    k.result("nullb0" in disk and "python3[" in disk,
-             "reader: the disk line names nullb0 and the reader")
+    what = "reader: the disk line names nullb0 and the reader"
+    if words[1] < 1:
+        # a starved guest (the debug kernel beside other boxes) spends the
+        # reads on its CPU: under a point of disk, the words have no line
+        k.skip(what, f"the reads left {100.0 * ns['disk'] / ns['tot']:.2f}"
+               "% of the CPUs' time waiting on the disk")
+    else:
+        disk = line_of(text, "disk")
+        k.result("nullb0" in disk and "python3[" in disk, what)
     over_count(k, "reader", truth, text)
     subprocess.run(["modprobe", "-r", "null_blk"], check=False)
 
