@@ -138,7 +138,10 @@ static int ref_range(const char *tok, size_t n)
 	return 0;
 }
 
-/* ref_cpu_sel - "ALL", "all", or ranges split at commas (empty ones skipped) */
+/*
+ * ref_cpu_sel - "ALL" (mpstat's spelling only), or ranges split at commas,
+ * none empty and none of 32 characters or more
+ */
 static int ref_cpu_sel(const char *arg)
 {
 	const char *p = arg, *comma;
@@ -146,18 +149,20 @@ static int ref_cpu_sel(const char *arg)
 
 	memset(ref_sel, 0, sizeof(*ref_sel));
 	ref_sel->given = true;
-	if (!strcmp(arg, "ALL") || !strcmp(arg, "all")) {
+	if (!strcmp(arg, "ALL")) {
 		ref_sel->every = true;
 		return 0;
 	}
 	while (*p) {
 		comma = strchr(p, ',');
 		n = comma ? (size_t)(comma - p) : strlen(p);
-		if (n && ref_range(p, n))
+		if (!n || n >= 32 || ref_range(p, n))
 			return -1;
-		p += comma ? n + 1 : n;
+		if (!comma)
+			return 0;
+		p += n + 1;
 	}
-	return ref_sel->max ? 0 : -1;
+	return -1;
 }
 
 static void check_cpu_sel(const char *arg)
