@@ -338,8 +338,20 @@ def reader_csv_what_could_not_be_measured():
     # the start-up cancelled, a later sample can come out cheaper: the
     # difference is rounded toward zero, not down
     rows = br.iowstat_rows(4, "1,msec,task-clock\n",
+                           "1.00001,msec,task-clock\n")
+    equal(rows[1], ("iowstat_cpu_per_sample", 3, "ns"), "10 ns / 3")
+    # of several runs, the least
+    rows = br.iowstat_rows(2, "1,msec,task-clock\n3,msec,task-clock\n",
+                           "2,msec,task-clock\n1.5,msec,task-clock\n")
+    equal(rows[1], ("iowstat_cpu_per_sample", 500000, "ns"),
+          "1.5 ms - 1 ms, the least of each")
+    # a start-up that scattered more than the samples cost: n/a, with both
+    rows = br.iowstat_rows(4, "1,msec,task-clock\n",
                            "0.99999,msec,task-clock\n")
-    equal(rows[1], ("iowstat_cpu_per_sample", -3, "ns"), "-10 ns / 3")
+    equal(rows[1], ("iowstat_cpu_per_sample", "n/a",
+                    "start-up scatter above 3 samples: iowstat 1 1 took "
+                    "1000000 ns; iowstat 1 4 999990 ns"), "not positive")
+    equal(rows[2][1:], rows[1][1:], "the share n/a for the same reason")
 
 
 sys.exit(iow.run_tap(TESTS, TMP))
