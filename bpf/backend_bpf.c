@@ -580,7 +580,8 @@ static void report_stats(void)
 			"rqs_full %llu clock_deferred %llu map_busy %llu "
 			"rq_anomalies %llu delayed_parked %llu "
 			"delayed_blocked %llu late_block %llu seeded %llu "
-			"seed_raced %llu blk_full %llu\n",
+			"seed_raced %llu blk_full %llu untraced_switches "
+			"%llu\n",
 			(unsigned long long)x->tasks_full,
 			(unsigned long long)x->pending_full,
 			(unsigned long long)x->rqs_full,
@@ -592,7 +593,14 @@ static void report_stats(void)
 			(unsigned long long)x->late_block,
 			(unsigned long long)x->seeded,
 			(unsigned long long)x->seed_raced,
-			(unsigned long long)x->blk_full);
+			(unsigned long long)x->blk_full,
+			(unsigned long long)x->untraced_switches);
+	if (x->untraced_switches)
+		err_msg("--bpf: this kernel did not trace %llu switches between "
+			"a task and the idle task (seen from the next switch "
+			"traced); the time before each was counted as the "
+			"last traced switch left it, idle or busy\n",
+			(unsigned long long)x->untraced_switches);
 	if (!tasks && !x->rqs_full && !x->clock_deferred && !x->map_busy)
 		return;
 	err_msg("--bpf: not everything was followed: %llu iowait sleeps, "

@@ -912,8 +912,17 @@ static __always_inline int on_switch(bool preempt, struct task_struct *prev,
 		reconcile(c, cpu, now, was_idle, want);
 	if (v != IOWPROBE_SW_NONE)
 		follow(c, cpu, prev, v, now);
-	if (was_idle != idle)
+	if (was_idle != idle) {
+		/*
+		 * A kernel that hides some tasks' switches (a sandbox's).
+		 * Not across hotplug: no tracepoint fires on a CPU not yet,
+		 * or no longer, in cpu_online_mask, as its last switch to
+		 * idle going down, and the first switches coming up, are.
+		 */
+		if (c->all.idle != was_idle && c->all.online)
+			stat_inc(&stats.untraced_switches);
 		cpu_set_idle(c, now, idle);
+	}
 	return 0;
 }
 

@@ -376,6 +376,11 @@ static __always_inline __u32 iowprobe_bpf_rq_bytes(__u64 info)
  *                 set of the in-flight table was full
  * @share_lost:    sleepers left out of their CPU's share clock (lost every
  *                 compare-and-swap race)
+ * @untraced_switches: switches between a task and the idle task that the
+ *                 kernel did not trace on an online CPU, found from the
+ *                 next one traced (its prev is not what the last one put
+ *                 on the CPU): the time between stays booked as the last
+ *                 one left it
  */
 struct iowprobe_bpf_stats {
 	__u64 tasks_full;
@@ -393,6 +398,7 @@ struct iowprobe_bpf_stats {
 	__u64 cgroups_full;
 	__u64 share_lost;
 	__u64 blk_full;
+	__u64 untraced_switches;
 };
 
 #endif /* IOWPROBE_BPF_H */

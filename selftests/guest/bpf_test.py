@@ -12,6 +12,7 @@ pinned thread that only reads or waits spends wall - own CPU time waiting.
 
 import json
 import os
+import re
 import subprocess
 import sys
 import tempfile
@@ -499,6 +500,10 @@ def run(k, pair):
         k.diag(line)
     k.result("not everything was followed" not in err,
              "bpf followed every sleep and request")
+    # a Debian kernel traces every switch: the count of untraced ones
+    # (which a sandbox's kernel makes non-zero) finds none
+    k.result(re.search(r"--bpf: stats: .*untraced_switches 0$", err, re.M)
+             is not None, "bpf saw every switch traced (untraced_switches 0)")
     delayed_followed(k, err, before, after)
     iow.run_each(k, (iowstat_run, attached))
 

@@ -9,7 +9,10 @@
   refused with the command that attaches.  Truth: the test's own clock
   around each run (the run lasts the interval it prints), and the kernel's
   idle time against iowprobe's over the same interval (10 ms ticks: 5
-  points allowed).
+  points allowed).  A kernel that leaves some switches untraced (a
+  sandbox's, hiding its own agent's threads: iowprobe then books the idle
+  time before each as busy, and says how many at exit) is held to the
+  bound one way only, iowprobe's idle never above the kernel's.
 - A SIGKILLed iowstat -- CMD leaves its iowstat-PID cgroup behind; the
   next -- CMD run removes it.
 - With no module and no attached backend, plain iowstat (debugfs not
@@ -57,8 +60,28 @@ def iowstat(env, *args, pre=()):
     return r, time.monotonic() - t0
 
 
+# what --bpf says at exit on a kernel that leaves some switches untraced
+UNTRACED = re.compile(r"^iowstat: --bpf: this kernel did not trace (\d+) "
+                      r"switches.*\n?", re.M)
+
+
 def one_line(r):
-    return r.stderr.count("\n") == 1
+    """stderr is one line, besides the kernel's untraced switches"""
+    return UNTRACED.sub("", r.stderr).count("\n") == 1
+
+
+def untraced(r):
+    """how many switches the kernel did not trace in the run"""
+    m = UNTRACED.search(r.stderr)
+    return int(m.group(1)) if m else 0
+
+
+def far_off(pairs, r):
+    """the (kernel, exact) idle+iowait pairs beyond IDLE_POINTS: either way,
+    or, where the kernel left switches untraced, exact above the kernel"""
+    if untraced(r):
+        return {c: v for c, v in pairs.items() if v[1] - v[0] > IDLE_POINTS}
+    return {c: v for c, v in pairs.items() if abs(v[0] - v[1]) > IDLE_POINTS}
 
 
 def check_vmstat(k, env):
@@ -102,7 +125,7 @@ def cpus_rows(text):
 def check_cpus(k, env):
     r, took = iowstat(env, "--bpf", "-P", "ALL")
     rows = cpus_rows(r.stdout)
-    far = {c: v for c, v in rows.items() if abs(v[0] - v[1]) > IDLE_POINTS}
+    far = far_off(rows, r)
     k.result(r.returncode == 0 and took >= 1.0 and rows and not far,
              "one-shot --bpf -P ALL: the kernel's idle and iowprobe's over "
              "the same second", [f"exit {r.returncode} in {took:.2f} s",
@@ -119,7 +142,7 @@ def check_json_csv(k, env):
                 for x in st[0]["cpu-load"]}
     except (ValueError, KeyError, IndexError):
         st, load = [], {}
-    far = {c: v for c, v in load.items() if abs(v[0] - v[1]) > IDLE_POINTS}
+    far = far_off(load, r)
     k.result(r.returncode == 0 and took >= 1.0 and len(st) == 1 and load
              and not far, "one-shot --bpf -o json: one sample, of the first "
              "second", [f"exit {r.returncode} in {took:.2f} s",
