@@ -225,6 +225,8 @@ static __always_inline __u32 iowprobe_bpf_slot(__u64 s)
 /*
  * struct iowprobe_bpf_owner - a row of the procs or cgroups map; changed
  * with atomic operations by any CPU
+ * @wait_kind_ns: its tasks' wait in iowait, by where they waited: their
+ *            sum is its wait_ns (one atomic add a sleep, not two)
  * @asleep:   its tasks followed asleep in iowait now
  * @cgroup:   procs: the cgroup of its latest sleeper
  * @t_exit:   procs: when its group leader was freed (0: live)
@@ -234,10 +236,9 @@ static __always_inline __u32 iowprobe_bpf_slot(__u64 s)
  */
 struct iowprobe_bpf_owner {
 	__u64 sleeps;
-	__u64 wait_ns;
 	__u64 wait_blk_ns;
 	__u64 wa_ns;
-	__u64 wait_kind_ns[IOWPROBE_WAIT_KINDS];	/* wait_ns by kind */
+	__u64 wait_kind_ns[IOWPROBE_WAIT_KINDS];
 	__s64 asleep;
 	__u64 cgroup;
 	__u64 t_exit;

@@ -354,7 +354,6 @@ static __always_inline void book(struct iowprobe_bpf_owner *o,
 		kind = IOWPROBE_WAIT_other;
 	__sync_fetch_and_add(&o->asleep, -1);
 	__sync_fetch_and_add(&o->sleeps, 1);
-	__sync_fetch_and_add(&o->wait_ns, wait);
 	__sync_fetch_and_add(&o->wait_kind_ns[kind], wait);
 	if (blk)
 		__sync_fetch_and_add(&o->wait_blk_ns, blk);

@@ -35,7 +35,7 @@
 struct row {
 	__u64 key;
 	struct iowprobe_bpf_owner o;
-	uint64_t wait_ns, wait_blk_ns, wa_ns;
+	uint64_t wait_blk_ns, wa_ns;
 	uint64_t wait_kind_ns[IOWPROBE_WAIT_KINDS];
 	bool gone;
 };
@@ -137,7 +137,6 @@ static uint64_t blk_so_far(const struct bpf_state *st,
 static void add_part(struct row *r, uint64_t kind, uint64_t wait,
 		     uint64_t blk, uint64_t share)
 {
-	r->wait_ns += wait;
 	r->wait_kind_ns[kind < IOWPROBE_WAIT_KINDS ? kind :
 			IOWPROBE_WAIT_other] += wait;
 	r->wait_blk_ns += blk;
@@ -215,15 +214,16 @@ static void row_print(FILE *f, enum iowprobe_owner_kind k,
 	v[IOWPROBE_OCOL_pid] = iowprobe_bpf_tag_tgid(r->key);
 	v[IOWPROBE_OCOL_cgroup] = k == IOWPROBE_PROCS ? r->o.cgroup : r->key;
 	v[IOWPROBE_OCOL_sleeps] = r->o.sleeps;
-	v[IOWPROBE_OCOL_wait_ns] = r->o.wait_ns + r->wait_ns;
 	v[IOWPROBE_OCOL_wait_blk_ns] = r->o.wait_blk_ns + r->wait_blk_ns;
 	v[IOWPROBE_OCOL_wa_ns] = r->o.wa_ns + r->wa_ns;
 	v[IOWPROBE_OCOL_asleep] = r->o.asleep > 0 ? r->o.asleep : 0;
 	v[IOWPROBE_OCOL_exited] = r->o.t_exit != 0;
 	v[IOWPROBE_OCOL_now_ns] = now;
-	for (i = 0; i < IOWPROBE_WAIT_KINDS; i++)
+	for (i = 0; i < IOWPROBE_WAIT_KINDS; i++) {
 		v[IOWPROBE_OCOL_WAIT(i)] = r->o.wait_kind_ns[i] +
 					   r->wait_kind_ns[i];
+		v[IOWPROBE_OCOL_wait_ns] += v[IOWPROBE_OCOL_WAIT(i)];
+	}
 	for (i = 0; i < IOWPROBE_OCOL_NR; i++) {
 		if (!owner_col_in(k, i))
 			continue;
