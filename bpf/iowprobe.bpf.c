@@ -62,7 +62,8 @@
 #define REQ_OP_READ		0
 #define REQ_OP_WRITE		1
 #define IOWPROBE_CLOCK_TRIES	64
-#define IOWPROBE_RQ_BITS	12		/* 4096 buckets: 32768 slots */
+/* the global request table: 4096 buckets of 8 slots, 32768 in all */
+#define IOWPROBE_BPF_RQ_BUCKET_BITS	12
 
 #define READ_ONCE(x)		(*(const volatile typeof(x) *)&(x))
 #define WRITE_ONCE(x, v)	(*(volatile typeof(x) *)&(x) = (v))
@@ -108,7 +109,7 @@ struct {
  * lookup a bound check and a null check more, each way).  A request whose
  * bucket is full is not followed (rqs_full).
  */
-static struct iowprobe_bpf_rqs requests[1 << IOWPROBE_RQ_BITS]
+static struct iowprobe_bpf_rqs requests[1 << IOWPROBE_BPF_RQ_BUCKET_BITS]
 	__attribute__((aligned(64)));
 
 /*
@@ -1226,7 +1227,8 @@ static __always_inline __u64 rq_id(struct request *rq)
 /* rq_bucket() - the bucket of @id: the top bits of a Fibonacci hash */
 static __always_inline struct iowprobe_bpf_rqs *rq_bucket(__u64 id)
 {
-	return &requests[(id * 0x9e3779b97f4a7c15ULL) >> (64 - IOWPROBE_RQ_BITS)];
+	return &requests[(id * 0x9e3779b97f4a7c15ULL) >>
+			 (64 - IOWPROBE_BPF_RQ_BUCKET_BITS)];
 }
 
 #define RQ_WHOLE	(~0U)	/* claim_rq()'s @done: the request ends whole */

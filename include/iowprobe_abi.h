@@ -22,7 +22,9 @@
 
 /*
  * The tables' default sizes: the module's tasks=, requests=, procs= and
- * cgroups= parameters, and the BPF backend's maps, which have no others
+ * cgroups= parameters; the BPF backend's tasks, procs and cgroups maps,
+ * which have no others (its requests go to a table of its own, 32768
+ * slots: bpf/iowprobe.bpf.c)
  */
 #define IOWPROBE_TASKS_DEFAULT		4096
 #define IOWPROBE_REQUESTS_DEFAULT	4096
@@ -42,7 +44,9 @@
  *   LEVEL    a level, not a total: nr_iowait (signed: a wakeup seen
  *            before its sleep leaves it below zero for a moment), online
  *   COUNT    a per-CPU count (enum iowprobe_counter)
- *   INSTANT  the instant the row describes, CLOCK_MONOTONIC ns; the
+ *   INSTANT  the instant the row describes, in ns of the backend's clock
+ *            (the module: the scheduler's, sched_clock_cpu(); --bpf:
+ *            CLOCK_MONOTONIC), so only its differences mean anything; the
  *            "all" row takes the latest, every other kind sums
  *   KLOAD    a KERNEL column as it read at load (0 from old modules)
  *   TLOAD    a TICK column as it read at load; the module only

@@ -26,7 +26,9 @@
 /*
  * struct iowprobe_acct - where one CPU's time went since load
  * @t:            last boundary (ns); time after it is the open segment
- * @g_snap:       the in-flight clock (struct iowprobe_gclock) read at @t
+ * @g_snap:       the in-flight clock's value at @t, ns (the module reads
+ *                it from a struct iowprobe_gclock, --bpf from a count
+ *                clock, struct iowprobe_cc)
  * @busy_ns:      a non-idle task was current
  * @idle_ns:      the idle task was current
  * @iowait_ns:    idle and @mirror > 0 (the kernel's rule, integrated)

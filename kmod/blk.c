@@ -240,7 +240,7 @@ static __always_inline int rq_cpu_nr(struct request *rq)
 static struct hlist_head *rq_bucket(struct iowprobe_cpu *c,
 				    struct request *rq)
 {
-	return &c->rq_hash[hash_ptr(rq, IOWPROBE_RQ_BITS)];
+	return &c->rq_hash[hash_ptr(rq, IOWPROBE_CPU_RQ_BITS)];
 }
 
 /*

@@ -31,14 +31,15 @@ enum iowprobe_event {
 	IOWPROBE_EV_NR
 };
 
-/* hash buckets per CPU for its requests in flight */
-#define IOWPROBE_RQ_BITS	6
+/* log2 of the hash buckets each CPU has for its requests in flight */
+#define IOWPROBE_CPU_RQ_BITS	6
 
 /*
  * struct iowprobe_cpu - one CPU's state
  * @lock:     lock over everything but @events; taken irqsave, because
- *            block completions arrive in hard and soft irq; only a process
- *            or cgroup row's lock (owners.c) nests inside it
+ *            block completions arrive in hard and soft irq; two leaf locks
+ *            nest inside it: a process or cgroup row's lock (owners.c) and
+ *            the request pool's free_lock (table.c)
  * @acct:     the accounting core's state
  * @pending:  6.12 delayed iowait sleepers charged to this CPU
  * @counters: what happened to this CPU, possibly seen from another CPU
@@ -53,7 +54,7 @@ struct iowprobe_cpu {
 	raw_spinlock_t lock;
 	struct iowprobe_acct acct;
 	struct list_head pending;
-	struct hlist_head rq_hash[1 << IOWPROBE_RQ_BITS];
+	struct hlist_head rq_hash[1 << IOWPROBE_CPU_RQ_BITS];
 	struct hlist_head rq_free;
 	unsigned int rq_nfree;
 	u64 counters[IOWPROBE_C_NR];
