@@ -23,7 +23,10 @@
 #   make deb             iowprobe-dkms and iowstat .debs in build/deb/
 #                        (debian/; scripts/deb-check lints and checks them)
 
-CACHE ?= $(or $(IOWPROBE_CACHE),$(HOME)/.cache/iowprobe)
+# the cache folder: scripts/lib.sh says where (once, not at every use)
+ifndef CACHE
+CACHE := $(shell bash scripts/lib.sh cache)
+endif
 # the kernel matrix: scripts/kernels
 TEST_KERNELS := $(shell scripts/kernels)
 # a test kernel's release, from the cache symlinks scripts/deps made

@@ -120,8 +120,9 @@ ktap_finished() {
 # the test box can run each kernel: QEMU, user/iowstat, the cached kernel
 # and the module built for it
 require_test_kernels() {
-	local cache=${IOWPROBE_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/iowprobe}
-	local k rel
+	local cache k rel
+
+	cache=$(bash "$LIB_REPO/scripts/lib.sh" cache)
 
 	command -v qemu-system-x86_64 >/dev/null ||
 		ktap_skip_all "no qemu-system-x86_64; run: sudo scripts/deps"

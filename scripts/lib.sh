@@ -1,0 +1,39 @@
+# SPDX-License-Identifier: GPL-2.0-only
+# shellcheck shell=bash
+#
+# lib.sh - what the host's scripts share: sourced by each, first thing
+# after its "set" line.  One home for each of these:
+#
+# CACHE    where the test kernels, the test box, the trixie build root and
+#          QEMU are kept: $IOWPROBE_CACHE, else $XDG_CACHE_HOME/iowprobe,
+#          else ~/.cache/iowprobe
+# die      say what went wrong, as "SCRIPT: what", and exit 1
+# usage    print the script's own usage block and exit 2
+#
+# Run, not sourced: "bash scripts/lib.sh cache" prints CACHE (the
+# Makefile's CACHE comes from it).
+
+# the name in every message: the script's own file name
+IOWPROBE_PROG=$(basename "$0")
+CACHE=${IOWPROBE_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/iowprobe}
+
+# die(what...) - print "SCRIPT: what" on stderr and exit 1
+die() {
+	echo "$IOWPROBE_PROG: $*" >&2
+	exit 1
+}
+
+# usage() - the usage block of the script's header comment, from its
+# "# usage:" line to the first bare "#" line, less the "# " of each line
+# (so the header's alignment is kept), on stderr; exit 2
+usage() {
+	sed -n '/^# usage: /,/^#$/{/^#$/d; s/^# \{0,1\}//p}' "$0" >&2
+	exit 2
+}
+
+if [ "${BASH_SOURCE[0]}" = "$0" ]; then
+	case ${1-} in
+	cache) echo "$CACHE" ;;
+	*) echo "usage: bash scripts/lib.sh cache" >&2; exit 2 ;;
+	esac
+fi
