@@ -72,14 +72,6 @@ static int libbpf_print(enum libbpf_print_level level, const char *fmt,
 	return vfprintf(stderr, fmt, ap);
 }
 
-static uint64_t mono_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + ts.tv_nsec;
-}
-
 static int load_error(int err)
 {
 	/* root is refused by the verifier, with EACCES too */
@@ -428,7 +420,7 @@ static int cpu_read(unsigned int i, const struct iowstat_snapshot *s,
 	if (err)
 		return err;
 	memset(r, 0, sizeof(*r));
-	now = mono_ns();
+	now = clock_ns(CLOCK_MONOTONIC);
 	peek(&a.all, &st.bss->disk_clock, now);
 	peek(&a.iow, &c->mirror, now);
 	peek(&a.loc, &c->local, now);

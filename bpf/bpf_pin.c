@@ -165,11 +165,9 @@ static int write_meta(const struct bpf_state *st)
 	struct iowprobe_bpf_meta m = { .layout = IOWPROBE_BPF_LAYOUT };
 	struct iowprobe_bpf_kview none = { 0, 0 };
 	int fd = bpf_map__fd(st->skel->maps.meta);
-	struct timespec ts;
 	__u32 key = 0, i;
 
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	m.attached_ns = ts.tv_sec * 1000000000ull + ts.tv_nsec;
+	m.attached_ns = clock_ns(CLOCK_MONOTONIC);
 	if (bpf_map_update_elem(fd, &key, &m, BPF_ANY))
 		return -errno;
 	fd = bpf_map__fd(st->skel->maps.k_load);

@@ -45,14 +45,6 @@ struct rows {
 	size_t n;
 };
 
-static uint64_t mono_now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + ts.tv_nsec;
-}
-
 static int key_cmp(const void *a, const void *b)
 {
 	const __u64 *x = a, *y = b;
@@ -346,7 +338,7 @@ int bpf_owners_read(const struct bpf_state *st, struct iowstat_snapshot *s,
 
 	for (k = 0; k < IOWPROBE_OWNER_KINDS && !err; k++)
 		err = rows_load(fd[k], max[k], &rows[k]);
-	now = mono_now();
+	now = clock_ns(CLOCK_MONOTONIC);
 	if (!err)
 		asleep_all(st, rows, now);
 	if (!err)

@@ -134,14 +134,6 @@ static int spawn(char **cmd, const struct cmd_cgroup *cg, int *join_err)
 	return e == EACCES || e == ENOEXEC ? 126 : 127;
 }
 
-static uint64_t mono_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + ts.tv_nsec;
-}
-
 /*
  * runq_of() - how long the ended but not yet reaped CMD waited for a CPU
  * (schedstat's run_delay, ns): after each wakeup a task is runnable but
@@ -226,7 +218,7 @@ static bool wait_child(struct cmd_run *c, uint64_t deadline, int *status,
 		r = wait4(child, status, WNOHANG, ru);
 		if (r == child || (r < 0 && errno == ECHILD))
 			return true;
-		now = mono_ns();
+		now = clock_ns(CLOCK_MONOTONIC);
 		if (now >= deadline)
 			return false;
 		poll(pfd, 2, (deadline - now) / 1000000 + 1);
@@ -280,7 +272,7 @@ static int supervise(struct cmd_run *c, unsigned int interval,
 		}
 		next += interval * 1000000000ull;
 	}
-	res->wall_ns = mono_ns() - t0;
+	res->wall_ns = clock_ns(CLOCK_MONOTONIC) - t0;
 	child = 0;
 	res->status = exit_status(status);
 	res->user_us = ru.ru_utime.tv_sec * 1000000ull + ru.ru_utime.tv_usec;
@@ -522,7 +514,7 @@ int run_cmd(const struct env *env, const struct iowstat_meta *m,
 	r = source_next(src, c.s[0], false);
 	if (r <= 0)
 		goto out;
-	t0 = mono_ns();
+	t0 = clock_ns(CLOCK_MONOTONIC);
 	r = spawn(env->cmd, &c.cg, &join_err);
 	if (join_err) {
 		snprintf(c.no_iowait, sizeof(c.no_iowait), "cannot join %.120s: %s",

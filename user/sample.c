@@ -122,14 +122,6 @@ int sample_parse_file(const char *path, const char *buf, size_t len,
 	return -ENOENT;
 }
 
-static uint64_t now_ns(clockid_t clk)
-{
-	struct timespec ts;
-
-	clock_gettime(clk, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + ts.tv_nsec;
-}
-
 static int take_proc(const struct proc_file *pf, struct iowstat_snapshot *s,
 		     struct iowstat_raw *raw)
 {
@@ -177,8 +169,8 @@ int sample_take(struct iowstat_backend *be, struct iowstat_snapshot *s,
 		if (err)
 			return err;
 	}
-	s->mono_ns = now_ns(CLOCK_MONOTONIC);
-	s->real_ns = now_ns(CLOCK_REALTIME);
+	s->mono_ns = clock_ns(CLOCK_MONOTONIC);
+	s->real_ns = clock_ns(CLOCK_REALTIME);
 	raw->mono_ns = s->mono_ns;
 	raw->real_ns = s->real_ns;
 	return be->read(be, s, raw);

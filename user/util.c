@@ -27,6 +27,14 @@ void err_msg(const char *fmt, ...)
 	va_end(ap);
 }
 
+uint64_t clock_ns(clockid_t clk)
+{
+	struct timespec ts;
+
+	clock_gettime(clk, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + ts.tv_nsec;
+}
+
 /*
  * Checked output: stdout and the recording are streams whose bytes leave
  * through out_write(), which keeps the errno of the first write that

@@ -6,6 +6,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <time.h>
 
 /* Exit codes: 0 ok, 1 runtime error, 2 usage or environment error. */
 #define EXIT_USAGE	2
@@ -25,6 +26,9 @@ struct span {
 };
 
 void err_msg(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* the time on @clk in ns: the one reader of a clock in iowstat */
+uint64_t clock_ns(clockid_t clk);
 
 /* checked output: every write error said once, "write error: why" */
 int out_stdout(void);
