@@ -150,6 +150,15 @@ static int open_live(struct source *src, struct iowstat_meta *m)
 		      ((env.out == OUT_PROM ||
 			(env.out == OUT_TEXT && env.why != WHY_NEVER)) &&
 		       !src->be->owners_check(src->be, -1));
+	/*
+	 * --why alone names the processes of an interval that had iowait:
+	 * after a quiet one their rows have not moved, so they need not be
+	 * read (a read of both files cost more than the rest of a sample).
+	 * A recording keeps them all, for a later --top; -- CMD's summary
+	 * needs them at its end.
+	 */
+	src->owners_lazy = src->owners && !env.top && env.out == OUT_TEXT &&
+			   !env.record && !env.cmd_given;
 	sample_meta_init(m, env.interval);
 	if (env.record) {
 		src->rec = record_open(env.record, m);

@@ -64,6 +64,31 @@ static int take_owners(struct source *src, struct iowstat_snapshot *s)
 	return raw_add(&src->raw, NAMES_PATH, buf, len);
 }
 
+/*
+ * iowait_moved - whether @s shows iowait since the last sample: the
+ * kernel's ticks or iowprobe's ns grew, or a task is asleep in it now;
+ * notes the figures for the next sample
+ */
+static bool iowait_moved(struct source *src,
+			 const struct iowstat_snapshot *s)
+{
+	uint64_t mark = s->stat_all.t[T_IOWAIT];
+	bool asleep = false;
+	unsigned int i;
+
+	for (i = 0; i < s->nr_cpus; i++) {
+		if (!s->cpu[i].present)
+			continue;
+		mark += s->cpu[i].v[IOWPROBE_COL_iowait_ns];
+		/* a LEVEL, signed: below zero for a moment, never asleep */
+		if ((int64_t)s->cpu[i].v[IOWPROBE_COL_nr_iowait] > 0)
+			asleep = true;
+	}
+	asleep |= mark != src->iowait_mark;
+	src->iowait_mark = mark;
+	return asleep;
+}
+
 /**
  * source_next() - the next sample; live ones are taken on the interval
  * grid (no drift) when @wait, and appended to --record.
@@ -90,7 +115,9 @@ int source_next(struct source *src, struct iowstat_snapshot *s, bool wait)
 	err = first ? take_owners(src, s) : 0;
 	if (!err)
 		err = sample_take(src->be, s, &src->raw);
-	if (!err && src->owners && !first)
+	/* the mark is kept at every sample, so that the next one compares */
+	if (!err && src->owners && (iowait_moved(src, s) || !src->owners_lazy) &&
+	    !first)
 		err = take_owners(src, s);
 	if (err)
 		return err;

@@ -20,6 +20,11 @@ struct source {
 	uint64_t t0;			/* first sample, CLOCK_MONOTONIC */
 	unsigned int interval;
 	bool owners;			/* live --top: read procs and cgroups */
+	bool owners_lazy;		/* ... only after an interval that had
+					 * iowait (--why alone names processes
+					 * only then)
+					 */
+	uint64_t iowait_mark;		/* the iowait seen so far, ns + ticks */
 	bool fresh;			/* live --bpf, programs loaded for this
 					 * run: nothing is known from before it
 					 */
