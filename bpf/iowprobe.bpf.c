@@ -915,10 +915,10 @@ static __always_inline int on_switch(bool preempt, struct task_struct *prev,
 		follow(c, cpu, prev, v, now);
 	if (was_idle != idle) {
 		/*
-		 * A kernel that hides some tasks' switches (a sandbox's).
-		 * Not across hotplug: no tracepoint fires on a CPU not yet,
-		 * or no longer, in cpu_online_mask, as its last switch to
-		 * idle going down, and the first switches coming up, are.
+		 * A switch the kernel did not trace (a sandbox's kernel
+		 * hides some tasks').  Not counted across hotplug: no
+		 * tracepoint fires on a CPU outside cpu_online_mask, so
+		 * the switch to idle going down is always untraced.
 		 */
 		if (c->all.idle != was_idle && c->all.online)
 			stat_inc(&stats.untraced_switches);

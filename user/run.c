@@ -65,15 +65,15 @@ static int take_owners(struct source *src, struct iowstat_snapshot *s)
 }
 
 /*
- * iowait_moved - whether @s shows iowait since the last sample: the
+ * iowait_moved - whether @s shows iowait since the last call: the
  * kernel's ticks or iowprobe's ns grew, or a task is asleep in it now;
- * notes the figures for the next sample
+ * keeps the figures for the next call
  */
 static bool iowait_moved(struct source *src,
 			 const struct iowstat_snapshot *s)
 {
 	uint64_t mark = s->stat_all.t[T_IOWAIT];
-	bool asleep = false;
+	bool moved = false;
 	unsigned int i;
 
 	for (i = 0; i < s->nr_cpus; i++) {
@@ -82,11 +82,11 @@ static bool iowait_moved(struct source *src,
 		mark += s->cpu[i].v[IOWPROBE_COL_iowait_ns];
 		/* a LEVEL, signed: below zero for a moment, never asleep */
 		if ((int64_t)s->cpu[i].v[IOWPROBE_COL_nr_iowait] > 0)
-			asleep = true;
+			moved = true;
 	}
-	asleep |= mark != src->iowait_mark;
+	moved |= mark != src->iowait_mark;
 	src->iowait_mark = mark;
-	return asleep;
+	return moved;
 }
 
 /**
@@ -115,9 +115,9 @@ int source_next(struct source *src, struct iowstat_snapshot *s, bool wait)
 	err = first ? take_owners(src, s) : 0;
 	if (!err)
 		err = sample_take(src->be, s, &src->raw);
-	/* the mark is kept at every sample, so that the next one compares */
-	if (!err && src->owners && (iowait_moved(src, s) || !src->owners_lazy) &&
-	    !first)
+	/* lazy: the first sample's rows are read above, its mark here */
+	if (!err && src->owners &&
+	    (!src->owners_lazy || iowait_moved(src, s)) && !first)
 		err = take_owners(src, s);
 	if (err)
 		return err;
