@@ -1,9 +1,19 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * delta.c - differences between two snapshots.  A CPU whose counters went
- * backwards (module reloaded, CPU unplugged, the kernel's iowait running
- * backwards) contributes nothing for that interval: it is re-baselined
- * on the new values, and stderr says so once per CPU.
+ * delta.c - differences between two snapshots.  A CPU whose own counters
+ * went backwards (module reloaded, CPU unplugged) contributes nothing for
+ * that interval: it is re-baselined on the new values, and stderr says so
+ * once per CPU.
+ *
+ * The kernel's idle or iowait also falls on its own: the kernel counts an
+ * idle stretch still going on as iowait while a task sleeps in iowait,
+ * and books it as idle if that task's wakeup came first.  Such a fall
+ * costs none of iowprobe's figures.  Each interval gets the growth of the
+ * kernel's idle + iowait, which never falls, and the iowait it has shown
+ * too much is taken from its later growth, so that the intervals add up
+ * to the run's growth of each (kernel_deltas()).  Only where the sum
+ * falls (a reset, a damaged recording) are the kernel's figures
+ * re-baselined.  Either is said once per CPU.
  */
 #include <stdio.h>
 #include <string.h>
@@ -28,37 +38,31 @@ double delta_pct(uint64_t num, uint64_t den)
 	return num >= den ? 100.0 : 100.0 * (double)num / (double)den;
 }
 
-/*
- * grows - the clocks that only ever grow, the split and the kernel's: a
- * decrease means the module was reloaded or the kernel's clock was reset
- */
-static bool grows(unsigned char kind)
+/* own_clock - iowprobe's own clocks, the split: they only ever grow */
+static bool own_clock(unsigned char kind)
 {
-	return kind == IOWPROBE_SPLIT || kind == IOWPROBE_MSPLIT ||
-	       kind == IOWPROBE_KERNEL;
+	return kind == IOWPROBE_SPLIT || kind == IOWPROBE_MSPLIT;
 }
 
-/* went_back - the first column that should only grow and decreased, or -1 */
-static int went_back(const struct iowstat_cpu *p, const struct iowstat_cpu *c)
+/* own_went_back - true when one of iowprobe's own clocks decreased */
+static bool own_went_back(const struct iowstat_cpu *p,
+			  const struct iowstat_cpu *c)
 {
 	unsigned int i;
 
 	for (i = 0; i < IOWPROBE_COL_NR; i++)
-		if (grows(iowstat_col_kind[i]) && c->v[i] < p->v[i])
-			return i;
-	return -1;
+		if (own_clock(iowstat_col_kind[i]) && c->v[i] < p->v[i])
+			return true;
+	return false;
 }
 
-static void warn_rebase(unsigned int cpu, int col, struct rebase_state *rs)
+static void warn_rebase(unsigned int cpu, struct rebase_state *rs)
 {
-	bool kernel = col == IOWPROBE_COL_k_idle_ns || col == IOWPROBE_COL_k_iowait_ns;
-
 	if (!rs || rs->warned[cpu])
 		return;
 	rs->warned[cpu] = true;
-	err_msg("cpu %u: %s went backwards; re-baselined (said once)\n", cpu,
-		kernel ? "the kernel's idle/iowait time" :
-			 "iowprobe's counters (module reloaded?)");
+	err_msg("cpu %u: iowprobe's counters (module reloaded?) went "
+		"backwards; re-baselined (said once)\n", cpu);
 }
 
 static bool load_col(unsigned int k)
@@ -95,6 +99,94 @@ static uint64_t since_load(const struct iowstat_cpu *c, unsigned int k)
 	return c->v[k] > c->v[base] ? c->v[k] - c->v[base] : 0;
 }
 
+/* new_baseline - CPU @cpu's kernel figures start over: nothing carried */
+static void new_baseline(unsigned int cpu, struct rebase_state *rs)
+{
+	if (rs)
+		rs->iowait_ahead[cpu] = 0;
+}
+
+/* a step past this (146 years of ns) is a damaged file, not a clock */
+#define KERNEL_STEP_MAX	(1ll << 62)
+
+/*
+ * kernel_steps - the kernel's idle and iowait of a CPU from @p to @c, as
+ * signed steps; false where one is past KERNEL_STEP_MAX
+ */
+static bool kernel_steps(const struct iowstat_cpu *p,
+			 const struct iowstat_cpu *c, int64_t *di, int64_t *dw)
+{
+	uint64_t pi = p->v[IOWPROBE_COL_k_idle_ns];
+	uint64_t ci = c->v[IOWPROBE_COL_k_idle_ns];
+	uint64_t pw = p->v[IOWPROBE_COL_k_iowait_ns];
+	uint64_t cw = c->v[IOWPROBE_COL_k_iowait_ns];
+
+	if ((ci > pi ? ci - pi : pi - ci) >= KERNEL_STEP_MAX ||
+	    (cw > pw ? cw - pw : pw - cw) >= KERNEL_STEP_MAX)
+		return false;
+	*di = ci >= pi ? (int64_t)(ci - pi) : -(int64_t)(pi - ci);
+	*dw = cw >= pw ? (int64_t)(cw - pw) : -(int64_t)(pw - cw);
+	return true;
+}
+
+static void warn_moved(unsigned int cpu, int64_t di, int64_t dw,
+		       struct rebase_state *rs)
+{
+	const char *from = dw < 0 ? "iowait" : "idle";
+	const char *to = dw < 0 ? "idle" : "iowait";
+
+	if (!rs || rs->moved_said[cpu])
+		return;
+	rs->moved_said[cpu] = true;
+	err_msg("cpu %u: the kernel moved %.3f ms of its %s time to %s; %s's "
+		"later growth is shown as %s until they agree (said once)\n",
+		cpu, (double)(dw < 0 ? -dw : -di) / 1e6, from, to, from, to);
+}
+
+static void warn_kernel_rebase(unsigned int cpu, struct rebase_state *rs)
+{
+	if (!rs || rs->kernel_rebased_said[cpu])
+		return;
+	rs->kernel_rebased_said[cpu] = true;
+	err_msg("cpu %u: the kernel's idle and iowait time went backwards; "
+		"the kernel's figures re-baselined (said once)\n", cpu);
+}
+
+/*
+ * kernel_deltas - the kernel's idle and iowait of CPU @cpu from @p to @c.
+ * Their sum never falls: where it did (a reset, a damaged file) the
+ * kernel's figures are re-baselined, nothing this interval.  Between the
+ * two the kernel moves time (this file's head).  The interval gets the
+ * sum's growth, split so that neither part is negative and the iowait
+ * shown over the run stays as near the kernel's as that allows: what it
+ * holds beyond the kernel's (@rs->iowait_ahead, negative when behind) is
+ * made up from later growth.
+ */
+static void kernel_deltas(const struct iowstat_cpu *p,
+			  const struct iowstat_cpu *c, unsigned int cpu,
+			  uint64_t *out, struct rebase_state *rs)
+{
+	int64_t di, dw, ahead = rs ? rs->iowait_ahead[cpu] : 0, w;
+
+	out[IOWPROBE_COL_k_idle_ns] = 0;
+	out[IOWPROBE_COL_k_iowait_ns] = 0;
+	if (!kernel_steps(p, c, &di, &dw) || di + dw < 0) {
+		warn_kernel_rebase(cpu, rs);
+		new_baseline(cpu, rs);
+		return;
+	}
+	if (di < 0 || dw < 0)
+		warn_moved(cpu, di, dw, rs);
+	w = dw - ahead;
+	w = w < 0 ? 0 : w > di + dw ? di + dw : w;
+	out[IOWPROBE_COL_k_iowait_ns] = w;
+	out[IOWPROBE_COL_k_idle_ns] = di + dw - w;
+	ahead += w - dw;
+	if (rs)
+		rs->iowait_ahead[cpu] = ahead > -KERNEL_STEP_MAX &&
+					ahead < KERNEL_STEP_MAX ? ahead : 0;
+}
+
 static void cpu_delta(const struct iowstat_snapshot *prev,
 		      const struct iowstat_snapshot *cur, unsigned int i,
 		      uint64_t *out, struct rebase_state *rs)
@@ -102,14 +194,15 @@ static void cpu_delta(const struct iowstat_snapshot *prev,
 	const struct iowstat_cpu *c = &cur->cpu[i];
 	const struct iowstat_cpu *p = prev ? &prev->cpu[i] : NULL;
 	unsigned int k;
-	int col;
 
 	memset(out, 0, sizeof(uint64_t) * IOWPROBE_COL_NR);
-	if (!c->present || (p && !p->present))
+	if (!c->present || (p && !p->present)) {
+		new_baseline(i, rs);
 		return;		/* appeared now: baseline only */
-	col = p ? went_back(p, c) : -1;
-	if (col >= 0) {
-		warn_rebase(i, col, rs);
+	}
+	if (p && own_went_back(p, c)) {
+		warn_rebase(i, rs);
+		new_baseline(i, rs);
 		return;
 	}
 	for (k = 0; k < IOWPROBE_COL_NR; k++) {
@@ -122,6 +215,8 @@ static void cpu_delta(const struct iowstat_snapshot *prev,
 		else
 			out[k] = c->v[k] >= p->v[k] ? c->v[k] - p->v[k] : 0;
 	}
+	if (p)
+		kernel_deltas(p, c, i, out, rs);
 }
 
 /* tick_delta - like procps: each /proc/stat column clamped at zero */

@@ -20,9 +20,20 @@ struct iowstat_delta {
 	uint64_t wall_ns;	/* CLOCK_MONOTONIC between the samples */
 };
 
-/* Which CPUs have been re-baselined already: said once per CPU. */
+/*
+ * struct rebase_state - what delta_compute() carries between intervals
+ * @warned:	a CPU re-baselined, said once
+ * @moved_said:	the kernel moved time between a CPU's idle and iowait,
+ *		said once
+ * @kernel_rebased_said: a CPU's kernel figures re-baselined, said once
+ * @iowait_ahead: ns of iowait the intervals have shown beyond the kernel's
+ *		own for that CPU (negative: behind), made up from later growth
+ */
 struct rebase_state {
 	bool warned[IOWSTAT_MAX_CPUS];
+	bool moved_said[IOWSTAT_MAX_CPUS];
+	bool kernel_rebased_said[IOWSTAT_MAX_CPUS];
+	int64_t iowait_ahead[IOWSTAT_MAX_CPUS];
 };
 
 void delta_compute(const struct iowstat_snapshot *prev,

@@ -234,12 +234,56 @@ TEST_F(two, rebaseline)
 	EXPECT_TRUE(rs.warned[1]);
 	EXPECT_FALSE(rs.warned[0]);
 
-	/* the kernel's iowait going back re-baselines too */
-	set_cpu(self->a, 0, 11 * G, 11 * G, 6 * G, 0, 0, 10 * G, 5 * G);
-	set_cpu(self->b, 0, 12 * G, 12 * G, 7 * G, 0, 0, 11 * G, 4 * G);
+	EXPECT_FALSE(rs.moved_said[1]);
+}
+
+/*
+ * The kernel moves 1 s of iowait to idle (it booked a waiting stretch as
+ * idle after all): iowprobe's figures still count; the interval gets the
+ * kernel's idle + iowait growth, 1 s, as idle, and the next interval's
+ * iowait growth goes to idle until the two agree, so that the intervals
+ * add up to each one's growth.  Said once.
+ */
+TEST_F(two, kernel_moves_time)
+{
+	struct rebase_state rs = { 0 };
+
+	set_cpu(self->a, 0, 10 * G, 10 * G, 5 * G, 0, 0, 9 * G, 5 * G);
+	set_cpu(self->b, 0, 11 * G, 11 * G, 6 * G, 0, 0, 11 * G, 4 * G);
 	delta_compute(self->a, self->b, self->d, &rs);
-	EXPECT_EQ(0, self->d->cpu[0][IOWPROBE_COL_busy_ns]);
-	EXPECT_TRUE(rs.warned[0]);
+	EXPECT_EQ(G, self->d->cpu[0][IOWPROBE_COL_busy_ns]);
+	EXPECT_EQ(G, self->d->cpu[0][IOWPROBE_COL_iowait_ns]);
+	EXPECT_EQ(G, self->d->cpu[0][IOWPROBE_COL_k_idle_ns]);
+	EXPECT_EQ(0, self->d->cpu[0][IOWPROBE_COL_k_iowait_ns]);
+	EXPECT_EQ(2 * G, delta_total(self->d->all));
+	EXPECT_EQ((int64_t)G, rs.iowait_ahead[0]);
+	EXPECT_TRUE(rs.moved_said[0]);
+	EXPECT_FALSE(rs.warned[0]);
+
+	/* iowait grows 3 s, idle 0: 1 s of it to idle, then they agree */
+	*self->a = *self->b;
+	set_cpu(self->b, 0, 12 * G, 12 * G, 7 * G, 0, 0, 11 * G, 7 * G);
+	delta_compute(self->a, self->b, self->d, &rs);
+	EXPECT_EQ(2 * G, self->d->cpu[0][IOWPROBE_COL_k_iowait_ns]);
+	EXPECT_EQ(G, self->d->cpu[0][IOWPROBE_COL_k_idle_ns]);
+	EXPECT_EQ(0, rs.iowait_ahead[0]);
+
+	/* over both: idle 9 -> 11 and iowait 5 -> 7, as the kernel says */
+
+	/* idle and iowait falling together: the kernel's figures re-based */
+	*self->a = *self->b;
+	set_cpu(self->b, 0, 13 * G, 13 * G, 8 * G, 0, 0, 10 * G, 7 * G);
+	delta_compute(self->a, self->b, self->d, &rs);
+	EXPECT_EQ(0, self->d->cpu[0][IOWPROBE_COL_k_idle_ns]);
+	EXPECT_EQ(0, self->d->cpu[0][IOWPROBE_COL_k_iowait_ns]);
+	EXPECT_EQ(G, self->d->cpu[0][IOWPROBE_COL_iowait_ns]);
+	EXPECT_TRUE(rs.kernel_rebased_said[0]);
+
+	/* without a state kept, the interval's split alone */
+	set_cpu(self->b, 0, 13 * G, 13 * G, 8 * G, 0, 0, 13 * G, 6 * G);
+	delta_compute(self->a, self->b, self->d, NULL);
+	EXPECT_EQ(0, self->d->cpu[0][IOWPROBE_COL_k_iowait_ns]);
+	EXPECT_EQ(G, self->d->cpu[0][IOWPROBE_COL_k_idle_ns]);
 }
 
 TEST(cpu_sel)

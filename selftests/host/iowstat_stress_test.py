@@ -51,8 +51,10 @@ SAN_ENV = {
 }
 ERR_RE = re.compile(r"^iowstat: (?P<file>[^:]+):(?P<line>\d+): "
                     r"sample (?P<sample>\d+): \S")
-REBASE_RE = re.compile(r"^iowstat: cpu \d+: .* went backwards; re-baselined "
-                       r"\(said once\)$")
+REBASE_RE = re.compile(r"^iowstat: cpu \d+: (.* went backwards; (the kernel's "
+                       r"figures )?re-baselined|the kernel moved [\d.]+ ms "
+                       r"of its (idle|iowait) time to (idle|iowait); .* until "
+                       r"they agree) \(said once\)$")
 # the first line's note: its two starts (run.c note_spans)
 SPANS_RE = re.compile(r"^iowstat: the first (line|sample): .* since boot, "
                       r".* since iowprobe's counters began")
