@@ -1,8 +1,8 @@
 # SPDX-License-Identifier: GPL-2.0-only
 # shellcheck shell=bash
 #
-# lib.sh - what the host's scripts share: sourced by each, first thing
-# after its "set" line.  One home for each of these:
+# lib.sh - what the scripts share, on the host and in the test box:
+# sourced by each, first thing after its "set" line.  One home for each of these:
 #
 # CACHE         where the test kernels, the test box, the trixie build
 #               root and QEMU are kept: $IOWPROBE_CACHE, else
@@ -19,7 +19,8 @@
 
 # the name in every message: the script's own file name
 IOWPROBE_PROG=$(basename "$0")
-CACHE=${IOWPROBE_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/iowprobe}
+# (HOME unset, as in the test box: the passwd entry's home, through ~)
+CACHE=${IOWPROBE_CACHE:-${XDG_CACHE_HOME:-${HOME:-~}/.cache}/iowprobe}
 KERNEL_CACHE=$CACHE/kernels
 
 # die(what...) - print "SCRIPT: what" on stderr and exit 1
