@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0-only
 #
-# bpf.mk - the BPF backend of iowstat (--bpf), included by user/Makefile
-# (iowstat links it; this folder holds only the BPF side of it)
+# bpf.mk - the BPF program of iowstat's BPF backend (--bpf), included by
+# user/Makefile, which builds the backend's userspace side (user/bpf/)
 #
 #   make            builds it when clang, bpftool, libbpf (pkg-config) and
 #                   the build machine's BTF are all there, else leaves it out
@@ -11,9 +11,9 @@
 # The chain, as libbpf-tools do it: the build machine's BTF ->
 # bpf/.output/vmlinux.h -> bpf/.output/iowprobe.bpf.o (CO-RE, so it loads
 # on other kernels) -> bpf/.output/iowprobe.skel.h -> the backend's
-# objects (bpf/*.o).  The objects are built here, beside their sources,
-# by user/Makefile's own rule and flags; they include iowstat's headers
-# (backend.h, util.h, ...) from user/.  Nothing in .output/ is committed.
+# userspace objects (user/bpf/*.o, by user/Makefile's own rule and flags,
+# with BPF_CPPFLAGS and BPF_LDLIBS from here).  This folder holds only
+# what runs in the kernel.  Nothing in .output/ is committed.
 
 # this folder, as the includer names it (user/Makefile: ../bpf)
 BPF_DIR		:= $(patsubst %/,%,$(dir $(lastword $(MAKEFILE_LIST))))
@@ -56,13 +56,12 @@ BPF_CFLAGS := -g -O2 -target bpf -mcpu=v3 -D__TARGET_ARCH_$(BPF_ARCH) \
 LIBBPF_CFLAGS := $(shell pkg-config --cflags libbpf)
 LIBBPF_LIBS := $(shell pkg-config --libs libbpf)
 BPF_HEADERS := $(wildcard $(BPF_DIR)/*.h) $(wildcard $(BPF_DIR)/../include/*.h)
-# every C file here but the BPF program is the backend's userspace side
-BPF_USER_OBJS := $(patsubst %.c,%.o,$(filter-out %.bpf.c,$(wildcard $(BPF_DIR)/*.c)))
 
-IOWSTAT_OBJS += $(BPF_USER_OBJS)
-# -I.: the includer's folder (user/), whose headers the backend implements
-CPPFLAGS += -DIOWSTAT_BPF -I$(BPF_OUT) -I. $(LIBBPF_CFLAGS)
-LDLIBS += $(LIBBPF_LIBS)
+# for the userspace side: the skeleton, and iowprobe_bpf.h, the layout of
+# the program's maps it reads
+BPF_CPPFLAGS := -DIOWSTAT_BPF -I$(BPF_OUT) -I$(BPF_DIR) $(LIBBPF_CFLAGS)
+BPF_LDLIBS := $(LIBBPF_LIBS)
+BPF_SKEL := $(BPF_OUT)/iowprobe.skel.h
 
 .SECONDARY: $(BPF_OUT)/vmlinux.h $(BPF_OUT)/iowprobe.bpf.o
 
@@ -82,14 +81,12 @@ $(BPF_OUT)/iowprobe.skel.h: $(BPF_OUT)/iowprobe.bpf.o
 	$(call msg,GEN-SKEL,$@)
 	$(Q)$(BPFTOOL) gen skeleton $< name iowprobe_bpf > $@
 
-$(BPF_USER_OBJS): $(BPF_OUT)/iowprobe.skel.h
-
 endif
 
 clean: clean-bpf
 
 .PHONY: clean-bpf
 clean-bpf:
-	$(Q)rm -rf $(BPF_OUT) $(BPF_DIR)/*.o $(BPF_DIR)/*.d
+	$(Q)rm -rf $(BPF_OUT)
 
 .DEFAULT_GOAL := $(BPF_SAVED_GOAL)

@@ -33,7 +33,7 @@
 #include "cgroupfs.h"
 #include "cmd_cgroup.h"
 #include "iowprobe_abi.h"
-#include "owners.h"
+#include "owner_files.h"
 #include "util.h"
 
 /* own_cgroup - iowstat's cgroup v2 path ("/..."), from /proc/self/cgroup */

@@ -107,7 +107,7 @@ static void new_baseline(unsigned int cpu, struct rebase_state *rs)
 }
 
 /* a step past this (146 years of ns) is a damaged file, not a clock */
-#define KERNEL_STEP_MAX	(1ll << 62)
+#define KERNEL_STEP_MAX	(INT64_MAX / 2)
 
 /*
  * kernel_steps - the kernel's idle and iowait of a CPU from @p to @c, as

@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "backend.h"
-#include "debugfs.h"
+#include "cpus_file.h"
 #include "options.h"
 #include "run.h"
 #include "util.h"

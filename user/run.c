@@ -11,7 +11,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "debugfs.h"
+#include "cpus_file.h"
 #include "fmt.h"
 #include "names.h"
 #include "run.h"

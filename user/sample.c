@@ -12,7 +12,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "debugfs.h"
+#include "cpus_file.h"
 #include "names.h"
 #include "sample.h"
 #include "util.h"

@@ -6,7 +6,7 @@
 #include <stdint.h>
 
 #include "iowprobe_abi.h"
-#include "owners.h"
+#include "owner_files.h"
 
 /* CPU ids at or above this are refused with a message, never dropped. */
 #define IOWSTAT_MAX_CPUS	1024

@@ -4,8 +4,8 @@
 # selftests/Makefile
 #
 # bpf_pair (built on the host, run in the test box by test_bpf.sh) links
-# the BPF backend's objects (bpf/, built by user/Makefile), so it is built
-# only where the BPF backend builds (bpf/bpf.mk says what that needs).
+# the BPF backend's objects (user/bpf/, built by user/Makefile), so it is
+# built only where the BPF backend builds (bpf/bpf.mk says what that needs).
 
 BPF_USER := ../user
 BPF_POSSIBLE := $(shell command -v clang >/dev/null && \
@@ -19,10 +19,9 @@ endif
 .PHONY: bpf-progs bpf-user
 bpf-progs: $(OUTPUT)/bpf_pair
 
-# as user/Makefile names them (../bpf: bpf/bpf.mk's rule, every C file
-# there but the BPF program), and as seen from here
-BPF_USER_OBJS := $(patsubst $(BPF_USER)/%.c,%.o,$(filter-out %.bpf.c,\
-	$(wildcard $(BPF_USER)/../bpf/*.c)))
+# as user/Makefile names them (bpf/: every C file there), and as seen
+# from here
+BPF_USER_OBJS := $(patsubst $(BPF_USER)/%.c,%.o,$(wildcard $(BPF_USER)/bpf/*.c))
 BPF_OBJS := $(addprefix $(BPF_USER)/,$(BPF_USER_OBJS))
 
 bpf-user:

@@ -42,7 +42,7 @@ FUZZ_SANFLAGS	:= -fsanitize=address,undefined -fno-sanitize-recover=all \
 FUZZ_CFLAGS	:= -O1 -g -Wall -Wextra -D_GNU_SOURCE -I$(FUZZ_USER) \
 	-I$(abspath $(FUZZ_SELFTESTS)/../include) $(FUZZ_SANFLAGS)
 
-# everything of iowstat but main() (the BPF backend is in bpf/, not here)
+# everything of iowstat but main() (the BPF backend, user/bpf/, is not here)
 FUZZ_USER_SRCS	:= $(filter-out %/iowstat.c,$(wildcard $(FUZZ_USER)/*.c))
 user_objs	= $(patsubst $(FUZZ_USER)/%.c,$(1)/%.o,$(FUZZ_USER_SRCS))
 

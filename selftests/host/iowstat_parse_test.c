@@ -9,7 +9,7 @@
 
 #include "kselftest_harness.h"
 
-#include "debugfs.h"
+#include "cpus_file.h"
 #include "procfs.h"
 #include "util.h"
 

@@ -11,7 +11,7 @@
  */
 #include "fuzz.h"
 
-#include "debugfs.h"
+#include "cpus_file.h"
 #include "delta.h"
 #include "view_cpus.h"
 

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * debugfs.c - the module backend: reads /sys/kernel/debug/iowprobe/cpus
+ * cpus_file.c - the module backend: reads /sys/kernel/debug/iowprobe/cpus
  * and parses it by column name, so columns appended by a later module
  * version are ignored rather than misread.
  */
@@ -14,7 +14,7 @@
 #include <unistd.h>
 
 #include "backend.h"
-#include "debugfs.h"
+#include "cpus_file.h"
 #include "mounts.h"
 #include "sample.h"
 #include "util.h"

@@ -1,15 +1,16 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * owners.c - the parser of the module's procs and cgroups files: found by
- * column name, as debugfs.c finds the cpus columns, so that columns a
- * later module adds (just before comm) are skipped rather than misread.
+ * owner_files.c - the parser of the module's procs and cgroups files:
+ * found by column name, as cpus_file.c finds the cpus columns, so that
+ * columns a later module adds (just before comm) are skipped rather than
+ * misread.
  */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "debugfs.h"
-#include "owners.h"
+#include "cpus_file.h"
+#include "owner_files.h"
 #include "procfs.h"
 #include "util.h"
 

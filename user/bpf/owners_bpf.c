@@ -22,7 +22,7 @@
 
 #include "backend_bpf.h"
 #include "cgroupfs.h"
-#include "owners.h"
+#include "owner_files.h"
 #include "sample.h"
 #include "util.h"
 

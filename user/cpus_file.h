@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
-#ifndef IOWSTAT_DEBUGFS_H
-#define IOWSTAT_DEBUGFS_H
+#ifndef IOWSTAT_CPUS_FILE_H
+#define IOWSTAT_CPUS_FILE_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -17,4 +17,4 @@ bool debugfs_module_present(void);
 int debugfs_parse_cpus(const char *buf, size_t len,
 		       struct iowstat_snapshot *s, struct parse_err *pe);
 
-#endif /* IOWSTAT_DEBUGFS_H */
+#endif /* IOWSTAT_CPUS_FILE_H */

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
-#ifndef IOWSTAT_OWNERS_H
-#define IOWSTAT_OWNERS_H
+#ifndef IOWSTAT_OWNER_FILES_H
+#define IOWSTAT_OWNER_FILES_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -59,4 +59,4 @@ bool owner_col_in(enum iowprobe_owner_kind kind, int col);
 const char *owner_wait_kind_name(unsigned int kind);
 int owner_wait_dominant(const uint64_t *v, double *share);
 
-#endif /* IOWSTAT_OWNERS_H */
+#endif /* IOWSTAT_OWNER_FILES_H */
