@@ -558,7 +558,10 @@ void iowprobe_acct_status(struct seq_file *m)
 {
 	struct iowprobe_table *t = &iowprobe_tasks;
 
-	/* sleepers from before load are seeded, so the mirror starts exact */
+	/*
+	 * sleepers from before load are seeded before this file exists, so
+	 * the mirror starts exact: a constant, kept for ABI 1's readers
+	 */
 	seq_puts(m, "warmup: seeded\n");
 	seq_printf(m, "seeded: %lld\n", atomic64_read(&seeded));
 	seq_printf(m, "seed_raced: %lld\n", atomic64_read(&seed_raced));

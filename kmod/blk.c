@@ -24,8 +24,8 @@
 #include <linux/blk-mq.h>
 #include <linux/blkdev.h>
 #include <linux/hash.h>
+#include <linux/sched.h>
 #include <linux/seq_file.h>
-#include <linux/workqueue.h>
 
 #include "busy.h"
 #include "iowprobe.h"
@@ -38,7 +38,6 @@
  * blk_local and blk_any running forever.  blk-mq's own timeout is 30 s.
  */
 #define IOWPROBE_STALE_NS	(120ULL * NSEC_PER_SEC)
-#define IOWPROBE_REAP_EVERY	(10 * HZ)
 /* free request entries a CPU keeps for itself, at most */
 #define IOWPROBE_RQ_CACHE	32U
 
@@ -61,9 +60,6 @@ static atomic64_t devs_overflow;
 static atomic64_t rq_anomalies;
 static atomic64_t rq_stale;
 static unsigned int rq_cache_max;	/* free entries a CPU may keep */
-
-static void reap_fn(struct work_struct *work);
-static DECLARE_DELAYED_WORK(reap_work, reap_fn);
 
 /*
  * devs_published() - how many device slots are fully written
@@ -163,13 +159,11 @@ int iowprobe_blk_init(void)
 	/* at most half the pool idles in the CPUs' hands */
 	rq_cache_max = min(IOWPROBE_RQ_CACHE,
 			   iowprobe_request_pool / (2 * num_possible_cpus()));
-	schedule_delayed_work(&reap_work, IOWPROBE_REAP_EVERY);
 	return 0;
 }
 
 void iowprobe_blk_exit(void)
 {
-	cancel_delayed_work_sync(&reap_work);
 	iowprobe_table_destroy(&requests);
 	kfree(devs);
 }
@@ -393,7 +387,11 @@ static void reap_cpu(int cpu)
 	raw_spin_unlock_irqrestore(&c->lock, flags);
 }
 
-static void reap_fn(struct work_struct *work)
+/*
+ * iowprobe_blk_reap() - the reaper's part here (main.c): the in-flight
+ * clocks' snapshots moved on, and every CPU's lost requests ended
+ */
+void iowprobe_blk_reap(void)
 {
 	unsigned int i, n = devs_published();
 	u64 now = iowprobe_now();
@@ -406,7 +404,6 @@ static void reap_fn(struct work_struct *work)
 		reap_cpu(cpu);
 		cond_resched();
 	}
-	schedule_delayed_work(&reap_work, IOWPROBE_REAP_EVERY);
 }
 
 /*

@@ -17,8 +17,8 @@
  *        it with one compare-and-swap, with no lock, so a request at queue
  *        depth 1, which starts and stops the clock every time, costs two
  *        atomic operations a clock instead of a shared lock and a seqcount
- * @snap: the clock unwrapped to 64 bits by blk.c's reaper every few
- *        seconds, so that a reader with no snapshot of its own (the
+ * @snap: the clock unwrapped to 64 bits by the reaper (iowprobe_blk_reap())
+ *        every few seconds, so that a reader with no snapshot of its own (the
  *        devices file) can unwrap it too; written by the reaper only
  */
 struct iowprobe_busy {
@@ -53,7 +53,7 @@ static __always_inline unsigned int iowprobe_busy_count(struct iowprobe_busy *b)
 /*
  * iowprobe_blk_gclock() - the time any request was in flight, up to @now,
  * for @a's next close: unwrapped against its snapshot, which every close
- * moves on (blk.c's reaper closes every CPU's segment at least every few
+ * moves on (the reaper closes every CPU's segment at least every few
  * seconds, far inside the count clock's 9.7 h)
  */
 static __always_inline u64 iowprobe_blk_gclock(const struct iowprobe_acct *a,

@@ -19,17 +19,30 @@ struct task_struct;
 struct request;
 struct seq_file;
 
+/*
+ * The tracepoints and their probes (probes.c), listed once, in the order
+ * they are registered: what takes an entry away (free, wakeup, migrate,
+ * complete, requeue) before what creates one (switch, issue), so that no
+ * entry is ever created that nothing would take away.  Unregistered in
+ * reverse.  Each expands TP(tracepoint, probe).
+ */
+#define IOWPROBE_TRACEPOINTS(TP)				\
+	TP(sched_process_free,	probe_sched_process_free)	\
+	TP(sched_wakeup,	probe_sched_wakeup)		\
+	TP(sched_migrate_task,	probe_sched_migrate_task)	\
+	TP(block_rq_complete,	iowprobe_probe_rq_complete)	\
+	TP(block_rq_requeue,	iowprobe_probe_rq_requeue)	\
+	TP(sched_switch,	iowprobe_probe_sched_switch)	\
+	TP(block_rq_issue,	iowprobe_probe_rq_issue)
+
 /* tracepoint hits; status prints them as events_<tracepoint> */
+#define IOWPROBE_EV_ENUM(tp, probe)	IOWPROBE_EV_##tp,
 enum iowprobe_event {
-	IOWPROBE_EV_sched_process_free,
-	IOWPROBE_EV_sched_wakeup,
-	IOWPROBE_EV_sched_migrate_task,
-	IOWPROBE_EV_block_rq_complete,
-	IOWPROBE_EV_block_rq_requeue,
-	IOWPROBE_EV_sched_switch,
-	IOWPROBE_EV_block_rq_issue,
+	IOWPROBE_TRACEPOINTS(IOWPROBE_EV_ENUM)
 	IOWPROBE_EV_NR
 };
+
+#undef IOWPROBE_EV_ENUM
 
 /* log2 of the hash buckets each CPU has for its requests in flight */
 #define IOWPROBE_CPU_RQ_BITS	6
@@ -116,7 +129,6 @@ struct iowprobe_entry {
  * ever allocates: a full pool is counted in @exhausted, never a crash
  */
 struct iowprobe_table {
-	const char *name;
 	struct hlist_head *buckets;
 	raw_spinlock_t *locks;
 	struct iowprobe_entry *pool;
@@ -191,6 +203,7 @@ u64 iowprobe_acct_events(enum iowprobe_event ev);
 
 int iowprobe_blk_init(void);
 void iowprobe_blk_exit(void);
+void iowprobe_blk_reap(void);
 dev_t iowprobe_blk_devt(u16 dev);
 /* the block probes, there and not in probes.c: one call less per request */
 void iowprobe_probe_rq_issue(void *data, struct request *rq);
@@ -211,6 +224,7 @@ extern unsigned int iowprobe_owner_pool[IOWPROBE_OWNER_KINDS];
 
 int iowprobe_owners_init(void);
 void iowprobe_owners_exit(void);
+void iowprobe_owners_reap(void);
 void iowprobe_owners_of(struct task_struct *p, struct iowprobe_wait *w);
 void iowprobe_owners_sleep(struct iowprobe_wait *w, struct task_struct *p,
 			   u64 now);

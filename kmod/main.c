@@ -10,6 +10,7 @@
 #include <linux/moduleparam.h>
 #include <linux/sizes.h>
 #include <linux/stringify.h>
+#include <linux/workqueue.h>
 
 #include "iowprobe.h"
 #include "iowprobe_cc.h"
@@ -79,6 +80,22 @@ MODULE_PARM_DESC(cgroups,
 		 "cgroups whose iowait is kept apart (16..1048576, default "
 		 __stringify(IOWPROBE_CGROUPS_DEFAULT) ")");
 
+/*
+ * The reaper, every IOWPROBE_REAP_EVERY, for what no event ends by itself:
+ * requests that lost their completion and the in-flight clocks' snapshots
+ * (blk.c), exited processes' and removed cgroups' rows (owners.c)
+ */
+#define IOWPROBE_REAP_EVERY	(5 * HZ)
+
+static void reap_fn(struct work_struct *work)
+{
+	iowprobe_blk_reap();
+	iowprobe_owners_reap();
+	schedule_delayed_work(to_delayed_work(work), IOWPROBE_REAP_EVERY);
+}
+
+static DECLARE_DELAYED_WORK(reap_work, reap_fn);
+
 static int __init iowprobe_init(void)
 {
 	int ret;
@@ -99,6 +116,7 @@ static int __init iowprobe_init(void)
 	if (ret)
 		goto err_probes;
 	iowprobe_seed();
+	schedule_delayed_work(&reap_work, IOWPROBE_REAP_EVERY);
 	iowprobe_debugfs_init();	/* last: readers appear once data exists */
 	iowprobe_testing_run();
 	return 0;
@@ -117,6 +135,7 @@ err_owners:
 static void __exit iowprobe_exit(void)
 {
 	iowprobe_debugfs_exit();	/* first: no reader races the frees */
+	cancel_delayed_work_sync(&reap_work);
 	iowprobe_hotplug_exit();
 	iowprobe_probes_unregister();	/* waits for running probes */
 	iowprobe_blk_exit();

@@ -33,14 +33,12 @@
 #include <linux/slab.h>
 #include <linux/stringify.h>
 #include <linux/vmalloc.h>
-#include <linux/workqueue.h>
 #include <asm/syscall.h>
 
 #include "iowprobe.h"
 #include "owners.h"
 
 #define LINGER_NS	(60ULL * NSEC_PER_SEC)
-#define REAP_EVERY	(5 * HZ)
 
 struct owner_bucket {
 	raw_spinlock_t lock;
@@ -69,9 +67,6 @@ unsigned int iowprobe_owner_pool[IOWPROBE_OWNER_KINDS] = {
 struct owner_cache __percpu *iowprobe_owner_caches;
 static struct owner_set sets[IOWPROBE_OWNER_KINDS];
 static const char *const set_name[] = IOWPROBE_OWNER_FILES;
-
-static void reap_fn(struct work_struct *work);
-static DECLARE_DELAYED_WORK(reap_work, reap_fn);
 
 static void set_destroy(struct owner_set *s)
 {
@@ -123,7 +118,6 @@ int iowprobe_owners_init(void)
 			return ret;
 		}
 	}
-	schedule_delayed_work(&reap_work, REAP_EVERY);
 	return 0;
 }
 
@@ -132,7 +126,6 @@ void iowprobe_owners_exit(void)
 {
 	int k;
 
-	cancel_delayed_work_sync(&reap_work);
 	for (k = 0; k < IOWPROBE_OWNER_KINDS; k++)
 		set_destroy(&sets[k]);
 	free_percpu(iowprobe_owner_caches);
@@ -563,7 +556,11 @@ static void end_removed_cgroups(void)
 	}
 }
 
-static void reap_fn(struct work_struct *work)
+/*
+ * iowprobe_owners_reap() - the reaper's part here (main.c): the rows of
+ * removed cgroups ended, and exited rows read or lingered enough returned
+ */
+void iowprobe_owners_reap(void)
 {
 	int k;
 
@@ -572,7 +569,6 @@ static void reap_fn(struct work_struct *work)
 		reap_set(&sets[k]);
 		cond_resched();
 	}
-	schedule_delayed_work(&reap_work, REAP_EVERY);
 }
 
 /* exact() - no sleep or request of this kind went unowned lately */

@@ -24,7 +24,7 @@
  * reference to the unexported __tracepoint_* symbol: sizeof() never
  * evaluates its operand.
  */
-#define TP_TYPECHECK(tp, fn)	((void)sizeof(register_trace_##tp(fn, NULL)))
+#define TP_TYPECHECK(tp, fn)	sizeof(register_trace_##tp(fn, NULL))
 
 static notrace void probe_sched_wakeup(void *data, struct task_struct *p)
 {
@@ -49,7 +49,7 @@ static notrace void probe_sched_process_free(void *data,
 	iowprobe_on_free(p);
 }
 
-/* one entry per enum iowprobe_event, in the same order */
+/* one entry per tracepoint of IOWPROBE_TRACEPOINTS */
 struct iowprobe_tp {
 	const char *name;
 	void *probe;
@@ -57,32 +57,19 @@ struct iowprobe_tp {
 	bool registered;
 };
 
-/*
- * Registration order: what takes an entry away (free, wakeup, migrate,
- * complete, requeue) before what creates one (switch, issue), so no entry
- * is ever created that nothing would take away.  Unregistered in reverse.
- */
+/* in IOWPROBE_TRACEPOINTS' order (iowprobe.h), as enum iowprobe_event */
+#define TP_ENTRY(tp, fn)	{ .name = #tp, .probe = fn },
 static struct iowprobe_tp tps[] = {
-	{ .name = "sched_process_free",	.probe = probe_sched_process_free },
-	{ .name = "sched_wakeup",	.probe = probe_sched_wakeup },
-	{ .name = "sched_migrate_task",	.probe = probe_sched_migrate_task },
-	{ .name = "block_rq_complete",	.probe = iowprobe_probe_rq_complete },
-	{ .name = "block_rq_requeue",	.probe = iowprobe_probe_rq_requeue },
-	{ .name = "sched_switch",	.probe = iowprobe_probe_sched_switch },
-	{ .name = "block_rq_issue",	.probe = iowprobe_probe_rq_issue },
+	IOWPROBE_TRACEPOINTS(TP_ENTRY)
 };
 
-static void __maybe_unused probes_typecheck(void)
-{
-	BUILD_BUG_ON(ARRAY_SIZE(tps) != IOWPROBE_EV_NR);
-	TP_TYPECHECK(sched_process_free, probe_sched_process_free);
-	TP_TYPECHECK(sched_wakeup, probe_sched_wakeup);
-	TP_TYPECHECK(sched_migrate_task, probe_sched_migrate_task);
-	TP_TYPECHECK(block_rq_complete, iowprobe_probe_rq_complete);
-	TP_TYPECHECK(block_rq_requeue, iowprobe_probe_rq_requeue);
-	TP_TYPECHECK(sched_switch, iowprobe_probe_sched_switch);
-	TP_TYPECHECK(block_rq_issue, iowprobe_probe_rq_issue);
-}
+static_assert(ARRAY_SIZE(tps) == IOWPROBE_EV_NR);
+
+/* each probe's signature against its tracepoint's, at build time */
+#define TP_CHECK(tp, fn)	TP_TYPECHECK(tp, fn),
+static const size_t tp_checks[] __maybe_unused = {
+	IOWPROBE_TRACEPOINTS(TP_CHECK)
+};
 
 #ifdef IOWPROBE_TESTING
 /*

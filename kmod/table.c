@@ -9,6 +9,7 @@
 
 #include <linux/hash.h>
 #include <linux/log2.h>
+#include <linux/printk.h>
 #include <linux/sched.h>
 #include <linux/slab.h>
 #include <linux/vmalloc.h>
@@ -20,7 +21,8 @@
 /*
  * iowprobe_table_init() - @size preallocated entries; @keyed: also the hash
  * of iowprobe_table_add() and iowprobe_table_del(), which a table whose
- * entries are kept elsewhere (blk.c's, per CPU) does without
+ * entries are kept elsewhere (blk.c's, per CPU) does without.  @name is
+ * the module parameter that sizes it, named when it cannot be allocated.
  */
 int iowprobe_table_init(struct iowprobe_table *t, const char *name,
 			unsigned int size, bool keyed)
@@ -29,7 +31,6 @@ int iowprobe_table_init(struct iowprobe_table *t, const char *name,
 	unsigned int nlocks = min_t(unsigned int, nbuckets, IOWPROBE_MAX_LOCKS);
 	unsigned int i;
 
-	t->name = name;
 	t->size = size;
 	t->bits = keyed ? ilog2(nbuckets) : 0;
 	t->lock_mask = nlocks - 1;
@@ -41,6 +42,8 @@ int iowprobe_table_init(struct iowprobe_table *t, const char *name,
 	t->free = kvcalloc(size, sizeof(*t->free), GFP_KERNEL);
 	if ((keyed && (!t->buckets || !t->locks)) || !t->pool || !t->free) {
 		iowprobe_table_destroy(t);
+		pr_err("cannot allocate %u %s: load with a smaller %s=\n", size,
+		       name, name);
 		return -ENOMEM;
 	}
 	for (i = 0; i < nlocks; i++)

@@ -17,7 +17,6 @@
 #include <linux/seq_file.h>
 #include <linux/slab.h>
 #include <linux/spinlock.h>
-#include <linux/workqueue.h>
 
 int shim_cpu;
 u64 shim_now;
@@ -306,55 +305,4 @@ int shim_cpu_down(int cpu)
 		shim_bug("CPU %d is down already", cpu);
 	cpu_up[cpu] = false;
 	return on_cpu(cpuhp_teardown, cpu);
-}
-
-/* ---- delayed work ---- */
-
-static struct delayed_work *queued[4];
-
-bool schedule_delayed_work(struct delayed_work *dw, unsigned long delay)
-{
-	unsigned int i;
-
-	if (dw->pending)
-		return false;
-	for (i = 0; i < ARRAY_SIZE(queued) && queued[i]; i++)
-		;
-	if (i == ARRAY_SIZE(queued))
-		shim_bug("more delayed work than the shim holds");
-	dw->delay = delay;
-	dw->pending = true;
-	queued[i] = dw;
-	return true;
-}
-
-bool cancel_delayed_work_sync(struct delayed_work *dw)
-{
-	unsigned int i;
-	bool was = dw->pending;
-
-	for (i = 0; i < ARRAY_SIZE(queued); i++)
-		if (queued[i] == dw)
-			queued[i] = NULL;
-	dw->pending = false;
-	return was;
-}
-
-int shim_run_delayed_work(void)
-{
-	struct delayed_work *run[ARRAY_SIZE(queued)];
-	unsigned int i;
-	int n = 0;
-
-	/* a work may queue itself again: run the ones queued now, once */
-	memcpy(run, queued, sizeof(run));
-	memset(queued, 0, sizeof(queued));
-	for (i = 0; i < ARRAY_SIZE(run); i++) {
-		if (!run[i])
-			continue;
-		run[i]->pending = false;
-		run[i]->work.func(&run[i]->work);
-		n++;
-	}
-	return n;
 }
