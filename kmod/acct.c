@@ -533,10 +533,7 @@ static void asleep_one(struct iowprobe_entry *e, void *arg)
  * iowprobe_acct_asleep() - call @fn for every followed sleeper with its
  * share of its CPU's iowait up to @now, for a reader of the owner rows
  */
-void iowprobe_acct_asleep(u64 now,
-			  void (*fn)(const struct iowprobe_wait *w, u64 share,
-				     void *arg),
-			  void *arg)
+void iowprobe_acct_asleep(u64 now, iowprobe_asleep_fn fn, void *arg)
 {
 	struct asleep_walk walk = { .now = now, .fn = fn, .arg = arg };
 

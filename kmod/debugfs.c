@@ -166,14 +166,14 @@ DEFINE_SHOW_ATTRIBUTE(latency);
 
 static int procs_show(struct seq_file *m, void *v)
 {
-	iowprobe_owners_show(m, IOWPROBE_PROCS);
+	iowprobe_owners_show(m, IOWPROBE_PROCS, iowprobe_acct_asleep);
 	return 0;
 }
 DEFINE_SHOW_ATTRIBUTE(procs);
 
 static int cgroups_show(struct seq_file *m, void *v)
 {
-	iowprobe_owners_show(m, IOWPROBE_CGROUPS);
+	iowprobe_owners_show(m, IOWPROBE_CGROUPS, iowprobe_acct_asleep);
 	return 0;
 }
 DEFINE_SHOW_ATTRIBUTE(cgroups);

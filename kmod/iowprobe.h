@@ -204,7 +204,6 @@ u64 iowprobe_acct_events(enum iowprobe_event ev);
 int iowprobe_blk_init(void);
 void iowprobe_blk_exit(void);
 void iowprobe_blk_reap(void);
-dev_t iowprobe_blk_devt(u16 dev);
 /* the block probes, there and not in probes.c: one call less per request */
 void iowprobe_probe_rq_issue(void *data, struct request *rq);
 void iowprobe_probe_rq_complete(void *data, struct request *rq,
@@ -231,13 +230,21 @@ void iowprobe_owners_sleep(struct iowprobe_wait *w, struct task_struct *p,
 void iowprobe_owners_wake(const struct iowprobe_wait *w, u64 now, u64 share);
 struct iowprobe_owner *iowprobe_owner_proc(struct task_struct *p);
 void iowprobe_owners_exited(struct task_struct *p);
-void iowprobe_owners_show(struct seq_file *m, enum iowprobe_owner_kind k);
+/*
+ * a walk of every followed sleeper, calling @fn with its wait and its share
+ * of its CPU's iowait up to @now: acct.c's, which the procs and cgroups
+ * files' reader (debugfs.c) hands to owners.c, so owners.c never calls
+ * into acct.c, which calls into it
+ */
+typedef void (*iowprobe_asleep_fn)(const struct iowprobe_wait *w, u64 share,
+				   void *arg);
+typedef void (*iowprobe_asleep_walk)(u64 now, iowprobe_asleep_fn fn,
+				     void *arg);
+void iowprobe_owners_show(struct seq_file *m, enum iowprobe_owner_kind k,
+			  iowprobe_asleep_walk asleep);
 void iowprobe_owners_status(struct seq_file *m);
 /* acct.c: the followed sleepers' own part of the owner rows, as of @now */
-void iowprobe_acct_asleep(u64 now,
-			  void (*fn)(const struct iowprobe_wait *w, u64 share,
-				     void *arg),
-			  void *arg);
+void iowprobe_acct_asleep(u64 now, iowprobe_asleep_fn fn, void *arg);
 
 /* debugfs.c */
 void iowprobe_debugfs_init(void);

@@ -212,7 +212,7 @@ static void row_start(struct iowprobe_owner *o, enum iowprobe_owner_kind k,
 	o->f.key = key;
 	o->f.start = start;
 	o->f.state = ROW_LIVE;
-	o->f.dev_last = IOWPROBE_NO_DEV;
+	o->f.dev_last = 0;
 	if (k == IOWPROBE_PROCS)
 		name(o, p, cgroup_of(p));
 	else
@@ -433,7 +433,7 @@ void iowprobe_owners_wake(const struct iowprobe_wait *w, u64 now, u64 share)
 		raw_spin_lock(&o->lock);
 		blk = iowprobe_since(iowprobe_gclock_read(&o->f.blk, now),
 				     w->blk_snap);
-		dev = iowprobe_blk_devt(READ_ONCE(o->f.dev_last));
+		dev = READ_ONCE(o->f.dev_last);
 		book_wake(o, wait, w->kind, blk, dev, share);
 		raw_spin_unlock(&o->lock);
 	}
@@ -732,9 +732,11 @@ static void header_show(struct seq_file *m, enum iowprobe_owner_kind k)
 
 /*
  * iowprobe_owners_show() - the procs or cgroups file: every row, with the
- * part of the sleepers still asleep added, all as of one instant
+ * part of the sleepers still asleep added (the walk @asleep finds them),
+ * all as of one instant
  */
-void iowprobe_owners_show(struct seq_file *m, enum iowprobe_owner_kind k)
+void iowprobe_owners_show(struct seq_file *m, enum iowprobe_owner_kind k,
+			  iowprobe_asleep_walk asleep)
 {
 	struct show_ctx ctx = { .k = k };
 	struct owner_set *s = &sets[k];
@@ -749,7 +751,7 @@ void iowprobe_owners_show(struct seq_file *m, enum iowprobe_owner_kind k)
 		return;
 	}
 	ctx.now = iowprobe_now();
-	iowprobe_acct_asleep(ctx.now, add_asleep, &ctx);
+	asleep(ctx.now, add_asleep, &ctx);
 	for (i = 0; i < s->size; i++)
 		if (row_copy(&s->rows[i], &ctx, v, &copy))
 			row_show(m, k, v, &copy);

@@ -1748,7 +1748,7 @@ TEST_F(small, request_pool_exhausted)
 
 static void procs_show(struct seq_file *m)
 {
-	iowprobe_owners_show(m, IOWPROBE_PROCS);
+	iowprobe_owners_show(m, IOWPROBE_PROCS, iowprobe_acct_asleep);
 }
 
 /*
