@@ -368,20 +368,23 @@ def uring_pipe(k):
 
 # the kinds' workloads: fsyncs of one page each, and faults of pages of
 # a mapping of the disk; each on a region of its own, not yet in the cache.
-# About a second of them, as in bpf_agrees: a vCPU descheduled between the
-# module's probe and the BPF program stays inside 1% of the window (CI:
-# 4.7 ms of wait_fault_ns in a window under 470 ms of 100 pages, on 6.12)
-KIND_PAGES = 300
+# The fsyncs span about a second, as bpf_agrees' reads: a vCPU descheduled
+# between the module's probe and the BPF program stays inside 1% of the
+# window (CI: 4.7 ms of wait_fault_ns in a window under 470 ms of 100
+# fsyncs, on 6.12).  The faults stay at 3,200 pages: 9,600 left a debug
+# kernel's reader so slow that readahead kept ahead of it, with no wait.
+SYNC_PAGES = 300
+FAULT_PAGES = 3200
 FAULT_OFFSET = 1 << 30
 
 
 def kind_child(mode, dev):
     """A process that waits in one kind only, between a "go" and a "done"
-    line: sync (a page written and fsync()ed, KIND_PAGES times) or fault
-    (KIND_PAGES * 32 pages of a read-only mapping of dev touched in turn:
+    line: sync (a page written and fsync()ed, SYNC_PAGES times) or fault
+    (FAULT_PAGES pages of a read-only mapping of dev touched in turn:
     readahead reads them 32 at a time)"""
     fd = os.open(dev, os.O_RDWR)
-    pages = KIND_PAGES * (1 if mode == "sync" else 32)
+    pages = SYNC_PAGES if mode == "sync" else FAULT_PAGES
     m = None
     if mode == "fault":
         m = mmap.mmap(fd, pages * mmap.PAGESIZE, prot=mmap.PROT_READ,
