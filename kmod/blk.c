@@ -168,6 +168,16 @@ void iowprobe_blk_exit(void)
 	kfree(devs);
 }
 
+/*
+ * iowprobe_blk_devt() - the disk of slot @dev, or 0.  owners.c calls it at
+ * a wakeup: a row keeps its latest request's slot, one load less a request
+ * than its dev_t (doc/bench.md), so this is the one call back into blk.c.
+ */
+dev_t iowprobe_blk_devt(u16 dev)
+{
+	return dev < devs_published() ? devs[dev].devt : 0;
+}
+
 /* dev_index() - the slot of @disk, added on first sight */
 static u16 dev_index(struct gendisk *disk)
 {
@@ -322,7 +332,7 @@ static __always_inline void rq_end(struct iowprobe_cpu *c,
 		dev_done(e, now);
 	}
 	busy_add(e->rq.dev, false, now);
-	iowprobe_owner_rq(e->rq.owner, 0, -1, now);
+	iowprobe_owner_rq(e->rq.owner, IOWPROBE_NO_DEV, -1, now);
 	rq_entry_put(c, e);
 }
 
@@ -337,8 +347,7 @@ static __always_inline void rq_start(struct iowprobe_cpu *c,
 		return;
 	e->key = rq;
 	e->rq.owner = o;
-	iowprobe_owner_rq(o, dev == IOWPROBE_NO_DEV ? 0 : devs[dev].devt, 1,
-			  now);
+	iowprobe_owner_rq(o, dev, 1, now);
 	e->rq.t_issue = now;
 	e->rq.bytes = blk_rq_bytes(rq);
 	e->rq.op = op_of(rq);

@@ -204,6 +204,7 @@ u64 iowprobe_acct_events(enum iowprobe_event ev);
 int iowprobe_blk_init(void);
 void iowprobe_blk_exit(void);
 void iowprobe_blk_reap(void);
+dev_t iowprobe_blk_devt(u16 dev);
 /* the block probes, there and not in probes.c: one call less per request */
 void iowprobe_probe_rq_issue(void *data, struct request *rq);
 void iowprobe_probe_rq_complete(void *data, struct request *rq,

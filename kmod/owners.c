@@ -212,7 +212,7 @@ static void row_start(struct iowprobe_owner *o, enum iowprobe_owner_kind k,
 	o->f.key = key;
 	o->f.start = start;
 	o->f.state = ROW_LIVE;
-	o->f.dev_last = 0;
+	o->f.dev_last = IOWPROBE_NO_DEV;
 	if (k == IOWPROBE_PROCS)
 		name(o, p, cgroup_of(p));
 	else
@@ -433,7 +433,7 @@ void iowprobe_owners_wake(const struct iowprobe_wait *w, u64 now, u64 share)
 		raw_spin_lock(&o->lock);
 		blk = iowprobe_since(iowprobe_gclock_read(&o->f.blk, now),
 				     w->blk_snap);
-		dev = READ_ONCE(o->f.dev_last);
+		dev = iowprobe_blk_devt(READ_ONCE(o->f.dev_last));
 		book_wake(o, wait, w->kind, blk, dev, share);
 		raw_spin_unlock(&o->lock);
 	}

@@ -27,8 +27,8 @@ enum row_state { ROW_FREE, ROW_LIVE, ROW_EXITED };
  * @blk:      the time a request of the row's own was in flight, kept
  *            only while a sleeper of the row watches it: @asleep > 0
  * @inflight: its requests in flight, changed without the lock
- * @dev_last: the disk of its latest request, 0 for none; a wait is
- *            booked on it
+ * @dev_last: the device slot (blk.c) of its latest request; a wait is
+ *            booked on its disk
  */
 struct owner_figs {
 	u64 key;
@@ -45,7 +45,7 @@ struct owner_figs {
 	u64 t_exit;
 	u8 state;	/* enum row_state */
 	bool read;	/* read since it exited */
-	dev_t dev_last;
+	u16 dev_last;
 	dev_t dev[OWNER_DEVS];
 	u64 dev_ns[OWNER_DEVS];
 	char comm[TASK_COMM_LEN];
@@ -112,9 +112,8 @@ static __always_inline struct iowprobe_owner *iowprobe_owner_current(void)
 }
 
 /*
- * iowprobe_owner_rq() - @delta requests of process row @o, on disk @dev
- * (0: none followed), start or end at @now; under a CPU's lock, so
- * interrupts are off
+ * iowprobe_owner_rq() - @delta requests of process row @o, on device slot @dev,
+ * start or end at @now; under a CPU's lock, so interrupts are off
  *
  * Only a turn of the count (0 <-> 1) while a sleeper watches takes the
  * row's lock: a process that never sleeps in iowait (polled or
@@ -122,7 +121,7 @@ static __always_inline struct iowprobe_owner *iowprobe_owner_current(void)
  * full barrier pairs with blk_watch()'s.
  */
 static __always_inline void iowprobe_owner_rq(struct iowprobe_owner *o,
-					      dev_t dev, int delta, u64 now)
+					      u16 dev, int delta, u64 now)
 {
 	int n;
 

@@ -2,7 +2,8 @@
 # shellcheck shell=bash
 #
 # lib.sh - what the scripts share, on the host and in the test box:
-# sourced by each, first thing after its "set" line.  One home for each of these:
+# sourced by each, first thing after its "set" line.  One home for each
+# of these:
 #
 # CACHE         where the test kernels, the test box, the trixie build
 #               root and QEMU are kept: $IOWPROBE_CACHE, else

@@ -56,13 +56,20 @@ static bool own_went_back(const struct iowstat_cpu *p,
 	return false;
 }
 
+/* say_once - true the first time for @said; NULL (no state kept): never */
+static bool say_once(bool *said)
+{
+	if (!said || *said)
+		return false;
+	*said = true;
+	return true;
+}
+
 static void warn_rebase(unsigned int cpu, struct rebase_state *rs)
 {
-	if (!rs || rs->warned[cpu])
-		return;
-	rs->warned[cpu] = true;
-	err_msg("cpu %u: iowprobe's counters (module reloaded?) went "
-		"backwards; re-baselined (said once)\n", cpu);
+	if (say_once(rs ? &rs->warned[cpu] : NULL))
+		err_msg("cpu %u: iowprobe's counters (module reloaded?) went "
+			"backwards; re-baselined (said once)\n", cpu);
 }
 
 static bool load_col(unsigned int k)
@@ -135,9 +142,8 @@ static void warn_moved(unsigned int cpu, int64_t di, int64_t dw,
 	const char *from = dw < 0 ? "iowait" : "idle";
 	const char *to = dw < 0 ? "idle" : "iowait";
 
-	if (!rs || rs->moved_said[cpu])
+	if (!say_once(rs ? &rs->moved_said[cpu] : NULL))
 		return;
-	rs->moved_said[cpu] = true;
 	err_msg("cpu %u: the kernel moved %.3f ms of its %s time to %s; %s's "
 		"later growth is shown as %s until they agree (said once)\n",
 		cpu, (double)(dw < 0 ? -dw : -di) / 1e6, from, to, from, to);
@@ -145,11 +151,10 @@ static void warn_moved(unsigned int cpu, int64_t di, int64_t dw,
 
 static void warn_kernel_rebase(unsigned int cpu, struct rebase_state *rs)
 {
-	if (!rs || rs->kernel_rebased_said[cpu])
-		return;
-	rs->kernel_rebased_said[cpu] = true;
-	err_msg("cpu %u: the kernel's idle and iowait time went backwards; "
-		"the kernel's figures re-baselined (said once)\n", cpu);
+	if (say_once(rs ? &rs->kernel_rebased_said[cpu] : NULL))
+		err_msg("cpu %u: the kernel's idle and iowait time went "
+			"backwards; the kernel's figures re-baselined (said "
+			"once)\n", cpu);
 }
 
 /*
@@ -212,11 +217,11 @@ static void cpu_delta(const struct iowstat_snapshot *prev,
 			out[k] = 0;		/* a constant, not an amount */
 		else if (!p)
 			out[k] = since_load(c, k);
-		else
+		else if (iowstat_col_kind[k] != IOWPROBE_KERNEL)
 			out[k] = c->v[k] >= p->v[k] ? c->v[k] - p->v[k] : 0;
 	}
 	if (p)
-		kernel_deltas(p, c, i, out, rs);
+		kernel_deltas(p, c, i, out, rs);	/* the kernel's clocks */
 }
 
 /* tick_delta - like procps: each /proc/stat column clamped at zero */

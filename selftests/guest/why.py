@@ -85,7 +85,8 @@ def run_words(cmd, why="always", cpu=1):
     """iowstat --why --record -- CMD: (CMD's stdout, the summary's all
     row, the words' numbers or None, the words' text, the recording's ns
     over the run: "tot" (busy + idle of every CPU), "disk", "wa" and
-    "cpu0 no disk")"""
+    "cpu0 no disk", with iowstat's own stderr lines as "said", for the
+    diagnostics)"""
     rec = "/tmp/why.rec"
     # on cpu1 with CMD's tree, so that cpu0 has the io_uring waiters alone:
     # every exec reads the test box's root over 9p, which waits in iowait

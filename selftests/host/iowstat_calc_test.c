@@ -247,6 +247,7 @@ TEST_F(two, rebaseline)
 TEST_F(two, kernel_moves_time)
 {
 	struct rebase_state rs = { 0 };
+	uint64_t idle1, iowait1;
 
 	set_cpu(self->a, 0, 10 * G, 10 * G, 5 * G, 0, 0, 9 * G, 5 * G);
 	set_cpu(self->b, 0, 11 * G, 11 * G, 6 * G, 0, 0, 11 * G, 4 * G);
@@ -257,6 +258,8 @@ TEST_F(two, kernel_moves_time)
 	EXPECT_EQ(0, self->d->cpu[0][IOWPROBE_COL_k_iowait_ns]);
 	EXPECT_EQ(2 * G, delta_total(self->d->all));
 	EXPECT_EQ((int64_t)G, rs.iowait_ahead[0]);
+	idle1 = self->d->cpu[0][IOWPROBE_COL_k_idle_ns];
+	iowait1 = self->d->cpu[0][IOWPROBE_COL_k_iowait_ns];
 	EXPECT_TRUE(rs.moved_said[0]);
 	EXPECT_FALSE(rs.warned[0]);
 
@@ -269,6 +272,8 @@ TEST_F(two, kernel_moves_time)
 	EXPECT_EQ(0, rs.iowait_ahead[0]);
 
 	/* over both: idle 9 -> 11 and iowait 5 -> 7, as the kernel says */
+	EXPECT_EQ(2 * G, idle1 + self->d->cpu[0][IOWPROBE_COL_k_idle_ns]);
+	EXPECT_EQ(2 * G, iowait1 + self->d->cpu[0][IOWPROBE_COL_k_iowait_ns]);
 
 	/* idle and iowait falling together: the kernel's figures re-based */
 	*self->a = *self->b;
