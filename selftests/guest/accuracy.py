@@ -101,11 +101,11 @@ def ground_truth(k):
               "of its tasks), less up to the run delay",
               got, idle - r.delay, idle, rel=0.02)
     # blk_local ends at the completion, before the wakeup that ends the
-    # wait: below the CPU's idle time, above the device's time less the
-    # CPU's busy path at each request's two ends
+    # wait: below the CPU's idle time, above the device's time less what
+    # the CPU ran
     iow.blk_local_truth(k, "ground truth: cpu1 blk_local between device "
                         "time and idle", iow.delta(a, b, 1, "blk_local_ns"),
-                        r.n, idle)
+                        r.n, idle, r.busy)
     k.diag(f"kernel's view: cpu1 iowait "
            f"{iow.delta(a, b, 1, 'k_iowait_ns') / 1e6:.0f} ms")
     subprocess.run(["modprobe", "-r", "null_blk"], check=False)

@@ -313,7 +313,7 @@ def ground_truth(k, pair):
     iow.blk_local_truth(k, "ground truth (bpf): cpu1 blk_local between "
                         "device time and idle",
                         b[1]["1"]["blk_local_ns"] - a[1]["1"]["blk_local_ns"],
-                        r.n, idle)
+                        r.n, idle, r.busy)
     subprocess.run(["modprobe", "-r", "null_blk"], check=False)
 
 
