@@ -22,7 +22,6 @@ SCRIPT = os.path.join(iow.REPO, "scripts", "bench_results.py")
 sys.path.insert(0, os.path.dirname(SCRIPT))
 import bench_results as br  # noqa: E402
 
-TESTS = []
 TMP = tempfile.mkdtemp(prefix="bench-results-test.")
 
 # what the workloads print, as bench-guest keeps it (stdout and stderr)
@@ -101,11 +100,6 @@ STAT_ALL = """\
 READCOST = "reads 50 median_ns 55190 min_ns 54012 bytes 1377\n"
 
 
-def test(fn):
-    TESTS.append(fn)
-    return fn
-
-
 def check(cond, what):
     if not cond:
         raise AssertionError(what)
@@ -137,7 +131,7 @@ def outdir():
     return tempfile.mkdtemp(dir=TMP)
 
 
-@test
+@iow.test
 def rounds_rotate_by_one_after_the_warm_up():
     res = run("schedule", 2, 1, "nothing", "floor", "iowprobe")
     equal(res.returncode, 0, "exit status")
@@ -149,7 +143,7 @@ def rounds_rotate_by_one_after_the_warm_up():
           "schedule without a warm-up")
 
 
-@test
+@iow.test
 def each_tool_output_read_as_ns_per_operation():
     equal(br.ns_per_op("pipe", PERF_PIPE, 2000), 27583.0, "perf bench pipe")
     equal(br.ns_per_op("pinned", PERF_PIPE, 2000), 27583.0, "pinned")
@@ -166,7 +160,7 @@ def each_tool_output_read_as_ns_per_operation():
     equal(br.status_events(""), 0, "an unreadable status")
 
 
-@test
+@iow.test
 def output_without_a_figure_is_refused():
     for workload, text in (("pipe", "perf: not found\n"),
                            ("fio", "fio: no such device\n"),
@@ -183,7 +177,7 @@ def output_without_a_figure_is_refused():
         raise AssertionError(f"{workload}: a figure from {text!r}")
 
 
-@test
+@iow.test
 def raw_and_events_csv_rows():
     d = outdir()
     equal(run("start", d).returncode, 0, "start")
@@ -228,7 +222,7 @@ def raw_and_events_csv_rows():
           "raw.csv after a run without a figure")
 
 
-@test
+@iow.test
 def a_run_in_which_iowprobe_ran_out_of_a_pool_is_refused():
     d = outdir()
     equal(run("start", d).returncode, 0, "start")
@@ -250,7 +244,7 @@ def a_run_in_which_iowprobe_ran_out_of_a_pool_is_refused():
     equal((res.returncode, res.stderr), (0, ""), "exhausted before")
 
 
-@test
+@iow.test
 def bpf_csv_what_the_maps_could_not_hold():
     d = outdir()
     equal(run("start", d).returncode, 0, "start")
@@ -266,7 +260,7 @@ def bpf_csv_what_the_maps_could_not_hold():
     check("--bpf: stats:" in res.stderr, f"why, got {res.stderr!r}")
 
 
-@test
+@iow.test
 def clockreads_csv_counts_or_why_not():
     d = outdir()
     equal(run("start", d).returncode, 0, "start")
@@ -283,7 +277,7 @@ def clockreads_csv_counts_or_why_not():
           "clockreads.csv")
 
 
-@test
+@iow.test
 def na_csv_one_row_per_pair_any_first():
     d = outdir()
     res = run("na", d, "nothing,floor,iowprobe", "pipe,fio",
@@ -300,7 +294,7 @@ def na_csv_one_row_per_pair_any_first():
           "iowprobe,fio,null_blk: not found\n", "na.csv")
 
 
-@test
+@iow.test
 def reader_csv_cpu_per_sample_and_a_read_of_cpus():
     d = outdir()
     res = run("reader", d, "--samples", 11, "--first",
@@ -318,7 +312,7 @@ def reader_csv_cpu_per_sample_and_a_read_of_cpus():
           "cpus_bytes,1377,bytes\n", "reader.csv")
 
 
-@test
+@iow.test
 def reader_csv_what_could_not_be_measured():
     d = outdir()
     cost = write("cost-failed", "readcost: /x/cpus: No such file, really\n")
@@ -354,4 +348,4 @@ def reader_csv_what_could_not_be_measured():
     equal(rows[2][1:], rows[1][1:], "the share n/a for the same reason")
 
 
-sys.exit(iow.run_tap(TESTS, TMP))
+sys.exit(iow.run_tap(TMP))

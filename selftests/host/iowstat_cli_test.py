@@ -27,13 +27,7 @@ import iowprobe as iow  # noqa: E402
 
 IOWSTAT = iow.iowstat_arg()
 REC = os.path.join(iow.FIXTURES, "basic.rec")
-TESTS = []
 TMP = tempfile.mkdtemp(prefix="iowstat-test.")
-
-
-def test(fn):
-    TESTS.append(fn)
-    return fn
 
 
 def run(*args, env=None, **kw):
@@ -67,7 +61,7 @@ def good_cpus():
 
 # --- views from the hand-made recording ---------------------------------
 
-@test
+@iow.test
 def replay_vmstat_matches_hand_computed():
     res = run("--replay", REC)
     expect(res, 0, out=fixture("basic.vmstat.out"))
@@ -75,13 +69,13 @@ def replay_vmstat_matches_hand_computed():
     check("cpu 1:" in res.stderr, "names cpu 1")
 
 
-@test
+@iow.test
 def replay_cpus_matches_hand_computed():
     expect(run("--replay", REC, "-P", "ALL"), 0,
            out=fixture("basic.cpus.out"))
 
 
-@test
+@iow.test
 def why_words_on_stderr_stdout_unchanged():
     """--why's words go to stderr: stdout is the same with or without
     them, in both text views.  basic.rec's first interval, by hand (its
@@ -109,7 +103,7 @@ def why_words_on_stderr_stdout_unchanged():
            r'"sometimes"$')
 
 
-@test
+@iow.test
 def awk_sees_vmstat_columns():
     out = run("--replay", REC).stdout.split("\n")
     exp = fixture("basic.vmstat.out").split("\n")
@@ -120,7 +114,7 @@ def awk_sees_vmstat_columns():
           "cs us sy id wa st".split(), "vmstat's header names")
 
 
-@test
+@iow.test
 def no_first_and_timestamp():
     res = run("--replay", REC, "-y", "-t")
     lines = res.stdout.strip().split("\n")
@@ -132,7 +126,7 @@ def no_first_and_timestamp():
     check(lines[2].startswith(" 2  0  10000 1000000"), lines[2])
 
 
-@test
+@iow.test
 def wide_and_units():
     lines = run("--replay", REC, "-w", "-S", "M").stdout.split("\n")
     check(lines[0].startswith("--procs-- ---"), lines[0])
@@ -144,13 +138,13 @@ def wide_and_units():
           "   0   0   20   13   17   -15", repr(lines[2]))
 
 
-@test
+@iow.test
 def count_limits_replay():
     lines = run("--replay", REC, "1", "2").stdout.strip().split("\n")
     check(len(lines) == 4, "header + 2 lines")
 
 
-@test
+@iow.test
 def json_parses_and_keeps_sysstat_keys():
     res = run("--replay", REC, "-o", "json", "-P", "0,1")
     expect(res, 0)
@@ -175,7 +169,7 @@ def json_parses_and_keeps_sysstat_keys():
     check(load[0]["usr"] == 20.0 and load[0]["iowait"] == 16.67, "sysstat")
 
 
-@test
+@iow.test
 def csv_has_header_and_rows():
     res = run("--replay", REC, "-o", "csv", "-P", "ALL")
     expect(res, 0)
@@ -207,7 +201,7 @@ def prom_parse(text):
     return samples
 
 
-@test
+@iow.test
 def prom_is_valid():
     res = run("--replay", REC, "-o", "prom")
     expect(res, 0)
@@ -239,19 +233,19 @@ def expect_bad(path, err_re):
     check(res.stdout == "", "nothing printed before the error")
 
 
-@test
+@iow.test
 def replay_truncated():
     expect_bad(damaged(lambda t: t[:len(t) * 3 // 4]),
                r"bad\.rec:\d+: sample 2: .*truncated")
 
 
-@test
+@iow.test
 def replay_reordered():
     expect_bad(damaged(lambda t: t.replace("@sample 1 ", "@sample 7 ")),
                r"bad\.rec:\d+: sample 1: out of order: @sample 7")
 
 
-@test
+@iow.test
 def replay_bad_number_names_line():
     def mutate(t):
         i = t.index("ctxt 123001")
@@ -262,7 +256,7 @@ def replay_bad_number_names_line():
                r"number" % line)
 
 
-@test
+@iow.test
 def replay_missing_file():
     def mutate(t):
         i = t.index("@file /proc/vmstat", t.index("@sample 2 "))
@@ -271,13 +265,13 @@ def replay_missing_file():
     expect_bad(damaged(mutate), r"sample 2: incomplete: no /proc/vmstat")
 
 
-@test
+@iow.test
 def replay_not_a_recording():
     expect_bad(damaged(lambda t: "hello\n"),
                r"bad\.rec:1: sample 0: not an iowstat recording")
 
 
-@test
+@iow.test
 def replay_time_backwards():
     expect_bad(damaged(lambda t: t.replace("@sample 3 4000000000",
                                            "@sample 3 1")),
@@ -286,7 +280,7 @@ def replay_time_backwards():
 
 # --- live mode through a fake debugfs, record and replay ------------------
 
-@test
+@iow.test
 def record_then_replay_is_identical():
     d = fake_debugfs(good_cpus())
     rec = os.path.join(TMP, "live.rec")
@@ -321,19 +315,19 @@ def no_pin():
     return {"IOWSTAT_BPF_PIN": "/proc/no-bpffs/iowprobe"}
 
 
-@test
+@iow.test
 def err_no_debugfs_no_module():
     env = dict(no_pin(), IOWSTAT_DEBUGFS=os.path.join(TMP, "none"))
     expect(run(env=env), 2, no_backend_re())
 
 
-@test
+@iow.test
 def err_module_not_loaded():
     env = dict(no_pin(), IOWSTAT_DEBUGFS=fake_debugfs(None))
     expect(run(env=env), 2, no_backend_re())
 
 
-@test
+@iow.test
 def err_unknown_abi():
     d = fake_debugfs("# iowprobe abi 2\ncpu busy_ns\n0 1\n")
     expect(run(env={"IOWSTAT_DEBUGFS": d}), 2,
@@ -341,7 +335,7 @@ def err_unknown_abi():
            r'"# iowprobe abi 1"')
 
 
-@test
+@iow.test
 def err_not_root():
     """Without the module (this machine has none) a user is told the two
     ways, which need root; with it, the guest's robust.py checks the
@@ -353,7 +347,7 @@ def err_not_root():
     expect(res, 2, no_backend_re())
 
 
-@test
+@iow.test
 def err_bad_interval_and_count():
     expect(run("0"), 2, r'^iowstat: bad interval "0"')
     expect(run("1x"), 2, r'^iowstat: bad interval "1x"')
@@ -387,12 +381,12 @@ def expect_usage_errors(cases, *before):
         expect(run(*before, *args), 2, r"^iowstat: " + err, out="")
 
 
-@test
+@iow.test
 def err_getopt_messages():
     expect_usage_errors(GETOPT_ERRORS)
 
 
-@test
+@iow.test
 def unique_abbreviations_work():
     want = run("--replay", REC, "-n").stdout
     expect(run("--rep", REC, "--one"), 0, out=want)
@@ -432,12 +426,12 @@ REFUSED = [
 ]
 
 
-@test
+@iow.test
 def err_refused_combinations():
     expect_usage_errors(REFUSED)
 
 
-@test
+@iow.test
 def err_bad_values():
     expect(run("-S", "x"), 2, r'^iowstat: -S requires k, K, m, M or b, not '
            r'"x"', out="")
@@ -449,7 +443,7 @@ def err_bad_values():
            r'as mpstat does, not "all"; did you mean -P ALL\?$', out="")
 
 
-@test
+@iow.test
 def err_dashdash_without_command():
     expect(run("--"), 2, r'^iowstat: no command after "--"')
 
@@ -466,7 +460,7 @@ def unprivileged():
     os.setuid(65534)
 
 
-@test
+@iow.test
 def err_bpf_not_built():
     if built_with_bpf():  # then the error a user meets is permission
         kw = {"preexec_fn": unprivileged} if os.geteuid() == 0 else {}
@@ -476,19 +470,19 @@ def err_bpf_not_built():
            r"without BPF support")
 
 
-@test
+@iow.test
 def err_cpu_not_there():
     expect(run("--replay", REC, "-P", "7"), 2, r"-P: no CPU 7")
 
 
-@test
+@iow.test
 def err_command_not_executable():
     d = fake_debugfs(good_cpus())
     expect(run("--", "/nonexistent/cmd", env={"IOWSTAT_DEBUGFS": d}), 127,
            r"^iowstat: cannot execute /nonexistent/cmd: No such file")
 
 
-@test
+@iow.test
 def help_and_version():
     res = run("--help")
     expect(res, 0)
@@ -507,7 +501,7 @@ def summary_ok(stderr, status):
     check(re.search(r"^Summary: +all ", stderr, re.M), "table")
 
 
-@test
+@iow.test
 def cmd_status_and_untouched_stdout():
     d = fake_debugfs(good_cpus())
     res = run("--", "sh", "-c", "echo out; echo err >&2; exit 3",
@@ -518,7 +512,7 @@ def cmd_status_and_untouched_stdout():
     summary_ok(res.stderr, 3)
 
 
-@test
+@iow.test
 def cmd_killed_by_signal():
     d = fake_debugfs(good_cpus())
     res = run("--", "sh", "-c", "kill -TERM $$",
@@ -527,7 +521,7 @@ def cmd_killed_by_signal():
     summary_ok(res.stderr, 143)
 
 
-@test
+@iow.test
 def cmd_sigint_is_passed_on():
     d = fake_debugfs(good_cpus())
     e = dict(os.environ, TZ="UTC", IOWSTAT_DEBUGFS=d)
@@ -541,7 +535,7 @@ def cmd_sigint_is_passed_on():
     summary_ok(err, 130)
 
 
-@test
+@iow.test
 def cmd_record_replays_summary():
     """the replay prints the live summary, Tree rows and all (whatever
     this host lets the tree measure: as root, taskstats' parts)"""
@@ -598,7 +592,7 @@ def cmd_rec(tree=TREE_FILE):
     return damaged(lambda t: text + "@cmd 0 2307000000 323000 210000\n")
 
 
-@test
+@iow.test
 def cmd_replay_tree_by_hand():
     res = run("--replay", cmd_rec(), "--why=never")
     expect(res, 0)
@@ -614,7 +608,7 @@ def cmd_replay_tree_by_hand():
           rows[0]["tree_iowait_blk_ns"] == "1449000000", "csv %r" % rows[0])
 
 
-@test
+@iow.test
 def err_cmd_replay_refuses_view_options():
     expect_usage_errors(((("-n",), r"-n shapes vmstat's lines, which a "
                           r"recording of -- CMD does not print"),
@@ -624,7 +618,7 @@ def err_cmd_replay_refuses_view_options():
                         "--replay", cmd_rec())
 
 
-@test
+@iow.test
 def cmd_replay_of_an_older_recording():
     """an older iowstat's recording has no tree file: the summary without
     Tree rows, as that iowstat printed it"""
@@ -635,7 +629,7 @@ def cmd_replay_of_an_older_recording():
           "the summary, no Tree rows: %r" % res.stderr)
 
 
-@test
+@iow.test
 def cmd_replay_damaged_tree():
     path = cmd_rec(TREE_FILE.replace("threads 4", "threads 4x"))
     line = open(path).read().split("\n").index("threads 4x") + 1
@@ -663,7 +657,7 @@ def man_section(title):
     return text[start:end]
 
 
-@test
+@iow.test
 def json_and_csv_keys_documented():
     """every key that -o json and every column that -o csv print, of every
     view, in the one place that says whose figure it is"""
@@ -688,7 +682,7 @@ def json_and_csv_keys_documented():
 DELAYACCT = "/proc/sys/kernel/task_delayacct"
 
 
-@test
+@iow.test
 def blkio_delay_only_with_delay_accounting():
     """blkio-delay-ns is delay accounting's figure: there only when
     kernel.task_delayacct is on, left out (not 0) when it is off; a
@@ -753,7 +747,7 @@ def complete(shell, *words):
     return lines[1:], errs
 
 
-@test
+@iow.test
 def completion_in_any_bash():
     """sourced with no bash-completion and no extglob, or with it: no
     error, and it completes options, values, files and the command"""
@@ -779,4 +773,4 @@ def completion_in_any_bash():
               % (shell, got, errs))
 
 
-sys.exit(iow.run_tap(TESTS, TMP))
+sys.exit(iow.run_tap(TMP))

@@ -36,7 +36,6 @@ import iowprobe as iow  # noqa: E402
 IOWSTAT = iow.iowstat_arg()
 REC = os.path.join(iow.FIXTURES, "basic.rec")
 TMP = tempfile.mkdtemp(prefix="iowstat-stress.")
-TESTS = []
 VIEWS = {
     "vmstat": [],
     "cpus": ["-P", "ALL"],
@@ -62,11 +61,6 @@ SPANS_RE = re.compile(r"^iowstat: the first (line|sample): .* since boot, "
 WHY_RE = re.compile(r"^# (wa \d+ = disk \d+ \+ no disk -?\d+; kernel \d+"
                     r"|  (disk|no disk|psi|kernel)\b)")
 MAX_REPORTED = 8
-
-
-def test(fn):
-    TESTS.append(fn)
-    return fn
 
 
 # --- recordings as data -----------------------------------------------------
@@ -358,12 +352,12 @@ def truncations(text, mid):
     return out
 
 
-@test
+@iow.test
 def truncated_at_every_line():
     replay_all(truncations(BASIC.render()[0], mid=False))
 
 
-@test
+@iow.test
 def truncated_mid_line():
     replay_all(truncations(BASIC.render()[0], mid=True))
 
@@ -392,7 +386,7 @@ def orders(n):
     return out
 
 
-@test
+@iow.test
 def reordered_samples_refused():
     """samples swapped with their numbers: out of order, sample named"""
     vs = []
@@ -402,7 +396,7 @@ def reordered_samples_refused():
     replay_all(vs)
 
 
-@test
+@iow.test
 def reordered_contents_accepted():
     """contents swapped, numbers and times kept: counters go backwards"""
     vs = []
@@ -420,7 +414,7 @@ def reordered_contents_accepted():
     replay_all(vs)
 
 
-@test
+@iow.test
 def time_going_backwards():
     vs = []
     n = len(BASIC.samples)
@@ -437,7 +431,7 @@ def time_going_backwards():
     replay_all(vs)
 
 
-@test
+@iow.test
 def files_shuffled_same_output():
     """the order of the files in a sample does not matter"""
     r = BASIC.copy()
@@ -492,7 +486,7 @@ def flip_digits(line, li, path):
     return out
 
 
-@test
+@iow.test
 def corrupted_flipped_digits():
     replay_all(body_variants(BASIC, flip_digits, "flipped digit", only=1))
 
@@ -511,7 +505,7 @@ def replace_numbers(values):
     return mutate
 
 
-@test
+@iow.test
 def corrupted_negative_numbers():
     replay_all(body_variants(BASIC, replace_numbers([lambda t: "-" + t]),
                              "negative", only=1))
@@ -522,14 +516,14 @@ def corrupted_negative_numbers():
 HUGE = ["18446744073709551615", "9223372036854775808"]
 
 
-@test
+@iow.test
 def corrupted_huge_numbers():
     replay_all(body_variants(
         BASIC, replace_numbers([lambda t, h=h: h for h in HUGE]), "huge",
         only=1))
 
 
-@test
+@iow.test
 def corrupted_bytes():
     """a byte of each body line replaced by junk"""
     def mutate(line, li, path):
@@ -540,7 +534,7 @@ def corrupted_bytes():
     replay_all(body_variants(BASIC, mutate, "junk byte", only=2))
 
 
-@test
+@iow.test
 def duplicated_headers():
     vs = []
     text, _ = BASIC.render()
@@ -559,7 +553,7 @@ def duplicated_headers():
     replay_all(vs)
 
 
-@test
+@iow.test
 def missing_files():
     vs = []
     n = len(BASIC.samples)
@@ -591,7 +585,7 @@ def missing_files():
     replay_all(vs)
 
 
-@test
+@iow.test
 def real_recording_damaged():
     """this machine's /proc: cut at every 25th line and at each sample's
     end, contents reordered (above), a digit flipped in each line of the
@@ -614,4 +608,4 @@ def make_recordings():
         raise RuntimeError("cannot make the live recording: %s" % e) from e
 
 
-sys.exit(iow.run_tap(TESTS, TMP, setup=make_recordings))
+sys.exit(iow.run_tap(TMP, setup=make_recordings))

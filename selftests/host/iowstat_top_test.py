@@ -31,7 +31,6 @@ import iowprobe as iow  # noqa: E402
 
 IOWSTAT = iow.iowstat_arg()
 REC = os.path.join(iow.FIXTURES, "top.rec")
-TESTS = []
 TMP = tempfile.mkdtemp(prefix="iowstat-top-test.")
 G = 10**9
 
@@ -83,11 +82,6 @@ CGROUPS = [
 ]
 LABEL = "03:04:06"      # @sample 1's realtime, in UTC
 BANNER = "Linux 6.1.0-test (testbox) \t01/02/25 \t_x86_64_\t(2 CPU)\n"
-
-
-def test(fn):
-    TESTS.append(fn)
-    return fn
 
 
 def run(*args, env=None):
@@ -157,18 +151,18 @@ def sample_file(path, n=0, text=None):
 
 # --- the fixture's interval ----------------------------------------------
 
-@test
+@iow.test
 def procs_figures_by_hand():
     expect(run("--replay", REC, "--top"), 0, out=procs_text(PROCS))
 
 
-@test
+@iow.test
 def limit_keeps_the_first_n():
     expect(run("--replay", REC, "--top=3"), 0, out=procs_text(PROCS[:3]))
     expect(run("--replay", REC, "-T2"), 0, out=procs_text(PROCS[:2]))
 
 
-@test
+@iow.test
 def cgroups_figures_by_hand():
     out = (BANNER + cgroups_block(LABEL, CGROUPS) +
            cgroups_block("Average:", CGROUPS))
@@ -188,7 +182,7 @@ def json_rows_are(rows, want):
               near(r["blk"], blk), "figures of %r" % r)
 
 
-@test
+@iow.test
 def json_carries_the_same_rows():
     res = run("--replay", REC, "--top", "-o", "json")
     expect(res, 0)
@@ -204,7 +198,7 @@ def json_carries_the_same_rows():
           "cgroups: %r" % rows)
 
 
-@test
+@iow.test
 def csv_carries_the_same_rows():
     res = run("--replay", REC, "--top", "-o", "csv")
     expect(res, 0)
@@ -223,7 +217,7 @@ def csv_carries_the_same_rows():
           "cgroups: %r" % rows)
 
 
-@test
+@iow.test
 def comm_with_a_comma_is_quoted_in_csv():
     text = read_rec()
     path = "/sys/kernel/debug/iowprobe/procs"
@@ -281,7 +275,7 @@ def kinds_rec():
     return write_rec(text)
 
 
-@test
+@iow.test
 def waits_in_by_hand():
     rec = kinds_rec()
     expect(run("--replay", rec, "--top"), 0,
@@ -289,7 +283,7 @@ def waits_in_by_hand():
            procs_block("Average:", PROCS, KIND_WAITS_IN))
 
 
-@test
+@iow.test
 def wait_kinds_in_json_csv_and_prom():
     rec = kinds_rec()
     res = run("--replay", rec, "--top=2", "-o", "json")
@@ -379,7 +373,7 @@ CG_AVERAGE = [
 ]
 
 
-@test
+@iow.test
 def average_by_hand():
     """both intervals, then Average: with the sums over the run's wall,
     the processes of the first interval only included"""
@@ -390,7 +384,7 @@ def average_by_hand():
            procs_block(LABEL2, PROCS2) + procs_block("Average:", AVERAGE))
 
 
-@test
+@iow.test
 def average_limit_keeps_the_first_n():
     expect(run("--replay", REC3, "--top=3"), 0,
            out=BANNER + procs_block(LABEL, PROCS[:3]) +
@@ -398,7 +392,7 @@ def average_limit_keeps_the_first_n():
            procs_block("Average:", AVERAGE[:3]))
 
 
-@test
+@iow.test
 def average_cgroups_by_hand():
     res = run("--replay", REC3, "--top", "--cgroup")
     expect(res, 0)
@@ -406,7 +400,7 @@ def average_cgroups_by_hand():
           "Average: of the cgroups: %r" % res.stdout)
 
 
-@test
+@iow.test
 def average_in_json_after_the_statistics():
     res = run("--replay", REC3, "--top", "-o", "json")
     expect(res, 0)
@@ -424,7 +418,7 @@ def average_in_json_after_the_statistics():
           near(rows[0]["blk"], CG_AVERAGE[0][2][2]), "cgroups: %r" % rows)
 
 
-@test
+@iow.test
 def csv_has_no_average():
     """as the CPU view's csv: the intervals' rows only"""
     res = run("--replay", REC3, "--top", "-o", "csv")
@@ -439,7 +433,7 @@ def csv_has_no_average():
 NEEDS = r"^iowstat: --top needs the procs file of iowprobe 0\.2 or later: "
 
 
-@test
+@iow.test
 def prom_carries_the_cgroups():
     """-o prom: the last sample's cgroups file as counters labelled with
     their paths (the fixture's second sample, by hand); a cgroup with no
@@ -464,7 +458,7 @@ def prom_carries_the_cgroups():
           "sleeps: one series per named cgroup (3)")
 
 
-@test
+@iow.test
 def err_recording_without_procs():
     basic = os.path.join(iow.FIXTURES, "basic.rec")
     expect(run("--replay", basic, "--top"), 1,
@@ -472,7 +466,7 @@ def err_recording_without_procs():
            r"iowstat --top --record FILE")
 
 
-@test
+@iow.test
 def err_damaged_rows():
     text = read_rec()
     path = "/sys/kernel/debug/iowprobe/procs"
@@ -501,7 +495,7 @@ def err_damaged_rows():
                r"\d+: " + why)
 
 
-@test
+@iow.test
 def err_options():
     for args, why in (
             (["--cgroup"], r"--cgroup goes with --top"),
@@ -524,7 +518,7 @@ def fake_debugfs(files):
     return d
 
 
-@test
+@iow.test
 def err_module_without_procs():
     d = fake_debugfs({"cpus": sample_file("/sys/kernel/debug/iowprobe/cpus")})
     expect(run("--top", env={"IOWSTAT_DEBUGFS": d}), 1,
@@ -532,7 +526,7 @@ def err_module_without_procs():
            r"reload it \(rmmod iowprobe; modprobe iowprobe\)")
 
 
-@test
+@iow.test
 def record_keeps_the_files_and_the_names():
     # a cgroup tree whose directories' inodes are the ids the rows name
     cg = tempfile.mkdtemp(dir=TMP)
@@ -578,7 +572,7 @@ def put(d, name, body):
     os.rename(tmp, os.path.join(d, "iowprobe", name))
 
 
-@test
+@iow.test
 def recorded_run_replays_the_same_average():
     """a live --top run whose files change as top3.rec's between its
     samples, ended by Ctrl-C: its Average: block has the figures worked
@@ -618,4 +612,4 @@ def recorded_run_replays_the_same_average():
           "replayed Average: %r" % again.stdout)
 
 
-sys.exit(iow.run_tap(TESTS, TMP))
+sys.exit(iow.run_tap(TMP))

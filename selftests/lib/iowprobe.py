@@ -48,40 +48,42 @@ class Skip(Exception):
     """A run_tap() test that cannot run here raises it, with why"""
 
 
-def run_tap(tests, tmp, setup=None):
-    """Run each function of tests as one TAP test, then remove tmp.
+# the tests of a program that runs them with run_tap(), in order
+TESTS = []
+
+
+def test(fn):
+    """@iow.test: fn, which takes no argument and raises to fail (check()),
+    is one of this program's TESTS"""
+    TESTS.append(fn)
+    return fn
+
+
+def run_tap(tmp, setup=None):
+    """Run each of TESTS as one KTAP test (Ktap), then remove tmp.
 
     A failed setup() fails every test, with its reason.  Returns the exit
     status: 1 when any test failed."""
-    print("TAP version 13")
-    print("1..%d" % len(tests))
+    k = Ktap(len(TESTS))
     broken = None
     if setup:
         try:
             setup()
         except Exception as e:  # noqa: BLE001 - every test fails alike
             broken = "setup failed: %s" % e
-            print("# " + broken)
-    failed = skipped = 0
-    for n, fn in enumerate(tests, 1):
+            k.diag(broken)
+    for fn in TESTS:
         try:
             if broken:
                 raise AssertionError(broken)
             fn()
-            print("ok %d %s" % (n, fn.__name__))
+            k.result(True, fn.__name__)
         except Skip as e:
-            skipped += 1
-            print("ok %d %s # SKIP %s" % (n, fn.__name__, e))
+            k.skip(fn.__name__, e)
         except Exception as e:  # noqa: BLE001 - report and go on
-            failed += 1
-            for line in str(e).split("\n"):
-                print("# " + line)
-            print("not ok %d %s" % (n, fn.__name__))
-        sys.stdout.flush()
+            k.result(False, fn.__name__, diags=str(e).split("\n"))
     shutil.rmtree(tmp, ignore_errors=True)
-    print("# Totals: pass:%d fail:%d xfail:0 xpass:0 skip:%d error:0"
-          % (len(tests) - failed - skipped, failed, skipped))
-    return 1 if failed else 0
+    return k.end()
 
 
 def check(cond, what):
@@ -201,14 +203,11 @@ class Ktap:
                   f"(error {pct:.3f}%, bound {bound:.0f})")
         return self.result(err <= bound, desc)
 
-    def end(self, counts=False):
-        """Print what is kept and the Totals line (counts: then the
-        "N passed, N failed" line of scripts/*-check); the exit status."""
+    def end(self):
+        """Print what is kept and the Totals line; the exit status."""
         self._flush()
         self._emit(f"# Totals: pass:{self.passed} fail:{self.failed} "
                    f"xfail:0 xpass:0 skip:{self.skipped} error:0")
-        if counts:
-            self._emit(f"{self.passed} passed, {self.failed} failed")
         return 1 if self.failed else (4 if self.skipped == self.n else 0)
 
     def finish(self):

@@ -6,22 +6,12 @@
 #
 # usage: . "$(dirname "$0")/../lib/lib.sh"
 #
-# KTAP output (ktap_header, ktap_plan, ktap_ok, ktap_fail, ktap_skip,
-# ktap_test_result, ktap_finished), a dmesg canary (dmesg_mark,
+# KTAP output (ktap.sh beside it, sourced here), a dmesg canary (dmesg_mark,
 # dmesg_check), the module (load_mod, unload_mod), null_blk (nullb_setup,
 # nullb_teardown) and one cleanup trap (cleanup_trap).  Tests run as root in
 # the test box (scripts/testbox) or on a real test box; they exit 0 (pass),
 # 1 (fail) or 4 (skip).  No set -e: every check is explicit.
 
-ksft_pass=0
-ksft_fail=1
-ksft_skip=4
-
-KTAP_PLAN=
-KTAP_NUM=0
-KTAP_PASS=0
-KTAP_FAIL=0
-KTAP_SKIP=0
 LIB_TMP=
 DMESG_MARK=
 MOD_LOADED=0
@@ -36,85 +26,8 @@ IOWPROBE_KO=${IOWPROBE_KO:-$LIB_REPO/build/$IOWPROBE_KVER/iowprobe.ko}
 DMESG_BAD=$LIB_DIR/dmesg_bad.txt
 # shellcheck disable=SC2034 # for the tests that source this file
 IOWPROBE_DEBUGFS=/sys/kernel/debug/iowprobe
-
-# ktap_header() - the first line of a KTAP stream
-ktap_header() {
-	echo "KTAP version 1"
-}
-
-# ktap_plan(n) - announce n test cases
-ktap_plan() {
-	KTAP_PLAN=$1
-	echo "1..$1"
-}
-
-# ktap_info(msg...) - a diagnostic line
-ktap_info() {
-	echo "# $*"
-}
-
-# ktap_ok(desc) - one passed test case
-ktap_ok() {
-	KTAP_NUM=$((KTAP_NUM + 1))
-	KTAP_PASS=$((KTAP_PASS + 1))
-	echo "ok $KTAP_NUM $*"
-}
-
-# ktap_fail(desc) - one failed test case
-ktap_fail() {
-	KTAP_NUM=$((KTAP_NUM + 1))
-	KTAP_FAIL=$((KTAP_FAIL + 1))
-	echo "not ok $KTAP_NUM $*"
-}
-
-# ktap_skip(desc, reason) - one skipped test case
-ktap_skip() {
-	KTAP_NUM=$((KTAP_NUM + 1))
-	KTAP_SKIP=$((KTAP_SKIP + 1))
-	echo "ok $KTAP_NUM $1 # SKIP ${2:-}"
-}
-
-# ktap_test_result(desc, cmd...) - run cmd in this shell; ok when it
-# succeeds.  Its output is shown as diagnostics.  Returns cmd's status.
-ktap_test_result() {
-	local desc=$1 rc=0 out
-
-	shift
-	lib_tmp
-	out=$LIB_TMP/out
-	"$@" > "$out" 2>&1 || rc=$?
-	sed 's/^/# /' "$out"
-	if [ "$rc" = 0 ]; then
-		ktap_ok "$desc"
-	else
-		ktap_fail "$desc"
-	fi
-	return "$rc"
-}
-
-# ktap_skip_all(reason) - the whole test is skipped: print and exit 4
-ktap_skip_all() {
-	[ -n "$KTAP_PLAN" ] || echo "1..0 # SKIP $*"
-	[ -z "$KTAP_PLAN" ] || ktap_info "SKIP $*"
-	exit "$ksft_skip"
-}
-
-# ktap_finished() - print the totals and exit 0 (pass), 1 (fail) or 4 (all
-# skipped); a plan that does not match the count is a failure
-ktap_finished() {
-	if [ -n "$KTAP_PLAN" ] && [ "$KTAP_PLAN" != "$KTAP_NUM" ]; then
-		ktap_info "planned $KTAP_PLAN tests but ran $KTAP_NUM"
-		KTAP_FAIL=$((KTAP_FAIL + 1))
-	fi
-	echo "# Totals: pass:$KTAP_PASS fail:$KTAP_FAIL xfail:0 xpass:0" \
-		"skip:$KTAP_SKIP error:0"
-	if [ "$KTAP_FAIL" -gt 0 ]; then
-		exit "$ksft_fail"
-	elif [ "$KTAP_PASS" = 0 ] && [ "$KTAP_SKIP" -gt 0 ]; then
-		exit "$ksft_skip"
-	fi
-	exit "$ksft_pass"
-}
+# shellcheck source-path=SCRIPTDIR source=ktap.sh
+. "$LIB_DIR/ktap.sh"
 
 # require_test_kernels(kernel...) - skip the whole test (host side) unless
 # the test box can run each kernel: QEMU, user/iowstat, the cached kernel
