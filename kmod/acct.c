@@ -563,9 +563,9 @@ void iowprobe_acct_status(struct seq_file *m)
 	seq_printf(m, "seeded: %lld\n", atomic64_read(&seeded));
 	seq_printf(m, "seed_raced: %lld\n", atomic64_read(&seed_raced));
 	seq_printf(m, "task_pool: %u/%u used\n", iowprobe_table_used(t),
-		   t->size);
+		   t->pool.size);
 	seq_printf(m, "task_pool_exhausted: %lld\n",
-		   atomic64_read(&t->exhausted));
+		   atomic64_read(&t->pool.exhausted));
 	/* iowait_ns and nr_iowait miss the sleeps the pool could not hold */
 	seq_printf(m, "exact_iowait: %s\n",
 		   iowprobe_table_exact(t) ? "yes" : "no");

@@ -531,9 +531,9 @@ void iowprobe_blk_status(struct seq_file *m)
 		   iowprobe_busy_count(&iowprobe_busy_any));
 	seq_printf(m, "request_pool: %u/%u used\n",
 		   max_t(int, iowprobe_table_used(&requests) - rq_cached(), 0),
-		   requests.size);
+		   requests.pool.size);
 	seq_printf(m, "request_pool_exhausted: %lld\n",
-		   atomic64_read(&requests.exhausted));
+		   atomic64_read(&requests.pool.exhausted));
 	/* blk_*_ns and the device figures miss what the pool could not hold */
 	seq_printf(m, "exact_blk: %s\n",
 		   iowprobe_table_exact(&requests) ? "yes" : "no");

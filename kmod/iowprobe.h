@@ -14,6 +14,7 @@
 #include <linux/types.h>
 
 #include "iowprobe_core.h"
+#include "pool.h"
 
 struct task_struct;
 struct request;
@@ -52,7 +53,7 @@ enum iowprobe_event {
  * @lock:     lock over everything but @events; taken irqsave, because
  *            block completions arrive in hard and soft irq; two leaf locks
  *            nest inside it: a process or cgroup row's lock (owners.c) and
- *            the request pool's free_lock (table.c)
+ *            the request pool's lock (pool.h)
  * @acct:     the accounting core's state
  * @pending:  6.12 delayed iowait sleepers charged to this CPU
  * @counters: what happened to this CPU, possibly seen from another CPU
@@ -125,21 +126,17 @@ struct iowprobe_entry {
 };
 
 /*
- * struct iowprobe_table - a hash of preallocated entries, so that no probe
- * ever allocates: a full pool is counted in @exhausted, never a crash
+ * struct iowprobe_table - a hash over a pool (pool.h) of preallocated
+ * entries, so that no probe ever allocates: a full pool is counted in
+ * @pool.exhausted, never a crash
  */
 struct iowprobe_table {
 	struct hlist_head *buckets;
 	raw_spinlock_t *locks;
-	struct iowprobe_entry *pool;
-	struct iowprobe_entry **free;
-	raw_spinlock_t free_lock;
-	unsigned int size;
-	unsigned int nfree;
+	struct iowprobe_entry *entries;
+	struct iowprobe_pool pool;
 	unsigned int bits;
 	unsigned int lock_mask;
-	atomic64_t exhausted;
-	bool overflowed;	/* since the pool was last empty */
 };
 
 int iowprobe_table_init(struct iowprobe_table *t, const char *name,
@@ -167,7 +164,7 @@ void iowprobe_table_settle(struct iowprobe_table *t);
  */
 static inline bool iowprobe_table_exact(struct iowprobe_table *t)
 {
-	return !READ_ONCE(t->overflowed);
+	return !READ_ONCE(t->pool.overflowed);
 }
 
 /* acct.c: per-CPU time and the nr_iowait mirror */

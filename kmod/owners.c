@@ -45,16 +45,12 @@ struct owner_bucket {
 	struct hlist_head head;
 };
 
-/* struct owner_set - the rows of one kind: a pool and a hash over it */
+/* struct owner_set - the rows of one kind: a pool (pool.h) and a hash */
 struct owner_set {
 	struct iowprobe_owner *rows;
-	struct iowprobe_owner **free;
+	struct iowprobe_pool pool;
 	struct owner_bucket *buckets;
-	raw_spinlock_t free_lock;
-	unsigned int size;
-	unsigned int nfree;
 	unsigned int bits;
-	atomic64_t exhausted;
 	s64 exhausted_seen;	/* at the last reap */
 	bool exact;		/* no row missed in the last reap period */
 };
@@ -70,8 +66,8 @@ static const char *const set_name[] = IOWPROBE_OWNER_FILES;
 
 static void set_destroy(struct owner_set *s)
 {
+	iowprobe_pool_destroy(&s->pool);
 	kvfree(s->buckets);
-	kvfree(s->free);
 	kvfree(s->rows);
 	memset(s, 0, sizeof(*s));
 }
@@ -81,24 +77,18 @@ static int set_init(struct owner_set *s, unsigned int size)
 	unsigned int i, nbuckets = roundup_pow_of_two(size);
 
 	s->rows = kvcalloc(size, sizeof(*s->rows), GFP_KERNEL);
-	s->free = kvcalloc(size, sizeof(*s->free), GFP_KERNEL);
 	s->buckets = kvcalloc(nbuckets, sizeof(*s->buckets), GFP_KERNEL);
-	if (!s->rows || !s->free || !s->buckets) {
+	if (!s->rows || !s->buckets ||
+	    iowprobe_pool_init(&s->pool, s->rows, sizeof(*s->rows), size)) {
 		set_destroy(s);
 		return -ENOMEM;
 	}
 	for (i = 0; i < nbuckets; i++)
 		raw_spin_lock_init(&s->buckets[i].lock);
-	for (i = 0; i < size; i++) {
+	for (i = 0; i < size; i++)
 		raw_spin_lock_init(&s->rows[i].lock);
-		s->free[i] = &s->rows[size - 1 - i];
-	}
-	raw_spin_lock_init(&s->free_lock);
-	s->size = size;
-	s->nfree = size;
 	s->bits = ilog2(nbuckets);
 	s->exact = true;
-	atomic64_set(&s->exhausted, 0);
 	return 0;
 }
 
@@ -138,25 +128,12 @@ static struct owner_bucket *bucket_of(struct owner_set *s, u64 key)
 
 static struct iowprobe_owner *row_alloc(struct owner_set *s)
 {
-	struct iowprobe_owner *o = NULL;
-	unsigned long flags;
-
-	raw_spin_lock_irqsave(&s->free_lock, flags);
-	if (s->nfree)
-		o = s->free[--s->nfree];
-	raw_spin_unlock_irqrestore(&s->free_lock, flags);
-	if (!o)
-		atomic64_inc(&s->exhausted);
-	return o;
+	return iowprobe_pool_get(&s->pool);
 }
 
 static void row_free(struct owner_set *s, struct iowprobe_owner *o)
 {
-	unsigned long flags;
-
-	raw_spin_lock_irqsave(&s->free_lock, flags);
-	s->free[s->nfree++] = o;
-	raw_spin_unlock_irqrestore(&s->free_lock, flags);
+	iowprobe_pool_put(&s->pool, o);
 }
 
 /* row_exit() - @o's process is gone: out of the hash; its bucket locked */
@@ -464,7 +441,7 @@ void iowprobe_owners_exited(struct task_struct *p)
 	struct iowprobe_owner *o;
 	unsigned long flags;
 
-	if (!thread_group_leader(p) || READ_ONCE(s->nfree) == s->size)
+	if (!thread_group_leader(p) || !iowprobe_pool_used(&s->pool))
 		return;
 	b = bucket_of(s, p->tgid);
 	raw_spin_lock_irqsave(&b->lock, flags);
@@ -487,14 +464,14 @@ static bool reapable(const struct iowprobe_owner *o, u64 now)
 
 static void reap_set(struct owner_set *s)
 {
-	s64 exhausted = atomic64_read(&s->exhausted);
+	s64 exhausted = atomic64_read(&s->pool.exhausted);
 	struct iowprobe_owner *o;
 	unsigned long flags;
 	unsigned int i;
 	bool free;
 	u64 now;
 
-	for (i = 0; i < s->size; i++) {
+	for (i = 0; i < s->pool.size; i++) {
 		o = &s->rows[i];
 		raw_spin_lock_irqsave(&o->lock, flags);
 		now = iowprobe_now();
@@ -541,7 +518,7 @@ static void end_removed_cgroups(void)
 	unsigned int i;
 	u64 key;
 
-	for (i = 0; i < s->size; i++) {
+	for (i = 0; i < s->pool.size; i++) {
 		o = &s->rows[i];
 		if (READ_ONCE(o->f.state) != ROW_LIVE)
 			continue;
@@ -575,7 +552,7 @@ void iowprobe_owners_reap(void)
 static bool exact(struct owner_set *s)
 {
 	return READ_ONCE(s->exact) &&
-	       atomic64_read(&s->exhausted) == READ_ONCE(s->exhausted_seen);
+	       atomic64_read(&s->pool.exhausted) == READ_ONCE(s->exhausted_seen);
 }
 
 /* what a read adds for the sleepers still asleep, per row */
@@ -745,14 +722,14 @@ void iowprobe_owners_show(struct seq_file *m, enum iowprobe_owner_kind k,
 	unsigned int i;
 
 	header_show(m, k);
-	ctx.part = kvcalloc(s->size, sizeof(*ctx.part), GFP_KERNEL);
+	ctx.part = kvcalloc(s->pool.size, sizeof(*ctx.part), GFP_KERNEL);
 	if (!ctx.part) {
 		seq_puts(m, "# out of memory: read again\n");
 		return;
 	}
 	ctx.now = iowprobe_now();
 	asleep(ctx.now, add_asleep, &ctx);
-	for (i = 0; i < s->size; i++)
+	for (i = 0; i < s->pool.size; i++)
 		if (row_copy(&s->rows[i], &ctx, v, &copy))
 			row_show(m, k, v, &copy);
 	kvfree(ctx.part);
@@ -766,9 +743,9 @@ void iowprobe_owners_status(struct seq_file *m)
 	for (k = 0; k < IOWPROBE_OWNER_KINDS; k++) {
 		s = &sets[k];
 		seq_printf(m, "%s_pool: %u/%u used\n", set_name[k],
-			   s->size - READ_ONCE(s->nfree), s->size);
+			   iowprobe_pool_used(&s->pool), s->pool.size);
 		seq_printf(m, "%s_pool_exhausted: %lld\n", set_name[k],
-			   atomic64_read(&s->exhausted));
+			   atomic64_read(&s->pool.exhausted));
 		/* a row misses what its process did while no row was free */
 		seq_printf(m, "exact_%s: %s\n", set_name[k],
 			   exact(s) ? "yes" : "no");

@@ -3,7 +3,8 @@
  * table.c - pointer-keyed hash tables over preallocated entries
  *
  * Probes run under the runqueue lock with interrupts off, where allocating
- * can deadlock (kswapd wakeups); every entry is allocated at load.
+ * can deadlock (kswapd wakeups); every entry is allocated at load and lent
+ * out by a pool (pool.h).
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -31,16 +32,16 @@ int iowprobe_table_init(struct iowprobe_table *t, const char *name,
 	unsigned int nlocks = min_t(unsigned int, nbuckets, IOWPROBE_MAX_LOCKS);
 	unsigned int i;
 
-	t->size = size;
 	t->bits = keyed ? ilog2(nbuckets) : 0;
 	t->lock_mask = nlocks - 1;
 	t->buckets = keyed ? kvcalloc(nbuckets, sizeof(*t->buckets),
 				      GFP_KERNEL) : NULL;
 	t->locks = keyed ? kvcalloc(nlocks, sizeof(*t->locks), GFP_KERNEL) :
 			   NULL;
-	t->pool = kvcalloc(size, sizeof(*t->pool), GFP_KERNEL);
-	t->free = kvcalloc(size, sizeof(*t->free), GFP_KERNEL);
-	if ((keyed && (!t->buckets || !t->locks)) || !t->pool || !t->free) {
+	t->entries = kvcalloc(size, sizeof(*t->entries), GFP_KERNEL);
+	if ((keyed && (!t->buckets || !t->locks)) || !t->entries ||
+	    iowprobe_pool_init(&t->pool, t->entries, sizeof(*t->entries),
+			       size)) {
 		iowprobe_table_destroy(t);
 		pr_err("cannot allocate %u %s: load with a smaller %s=\n", size,
 		       name, name);
@@ -48,22 +49,16 @@ int iowprobe_table_init(struct iowprobe_table *t, const char *name,
 	}
 	for (i = 0; i < nlocks; i++)
 		raw_spin_lock_init(&t->locks[i]);
-	for (i = 0; i < size; i++)
-		t->free[i] = &t->pool[i];
-	t->nfree = size;
-	raw_spin_lock_init(&t->free_lock);
-	atomic64_set(&t->exhausted, 0);
 	return 0;
 }
 
 void iowprobe_table_destroy(struct iowprobe_table *t)
 {
-	kvfree(t->free);
-	kvfree(t->pool);
+	iowprobe_pool_destroy(&t->pool);
+	kvfree(t->entries);
 	kvfree(t->locks);
 	kvfree(t->buckets);
-	t->free = NULL;
-	t->pool = NULL;
+	t->entries = NULL;
 	t->locks = NULL;
 	t->buckets = NULL;
 }
@@ -71,29 +66,12 @@ void iowprobe_table_destroy(struct iowprobe_table *t)
 /* iowprobe_entry_get() - an unused entry, or NULL (counted) if none is left */
 struct iowprobe_entry *iowprobe_entry_get(struct iowprobe_table *t)
 {
-	struct iowprobe_entry *e = NULL;
-	unsigned long flags;
-
-	raw_spin_lock_irqsave(&t->free_lock, flags);
-	if (t->nfree)
-		e = t->free[--t->nfree];
-	else
-		t->overflowed = true;
-	raw_spin_unlock_irqrestore(&t->free_lock, flags);
-	if (!e)
-		atomic64_inc(&t->exhausted);
-	return e;
+	return iowprobe_pool_get(&t->pool);
 }
 
 void iowprobe_entry_put(struct iowprobe_table *t, struct iowprobe_entry *e)
 {
-	unsigned long flags;
-
-	raw_spin_lock_irqsave(&t->free_lock, flags);
-	t->free[t->nfree++] = e;
-	if (t->nfree == t->size)	/* load has dropped: exact again */
-		t->overflowed = false;
-	raw_spin_unlock_irqrestore(&t->free_lock, flags);
+	iowprobe_pool_put(&t->pool, e);
 }
 
 static unsigned int bucket_of(struct iowprobe_table *t, const void *key)
@@ -184,14 +162,14 @@ void iowprobe_table_settle(struct iowprobe_table *t)
 {
 	unsigned long flags;
 
-	raw_spin_lock_irqsave(&t->free_lock, flags);
-	t->overflowed = false;
-	raw_spin_unlock_irqrestore(&t->free_lock, flags);
+	raw_spin_lock_irqsave(&t->pool.lock, flags);
+	t->pool.overflowed = false;
+	raw_spin_unlock_irqrestore(&t->pool.lock, flags);
 }
 
 unsigned int iowprobe_table_used(struct iowprobe_table *t)
 {
-	return t->size - READ_ONCE(t->nfree);
+	return iowprobe_pool_used(&t->pool);
 }
 
 /*

@@ -1056,7 +1056,7 @@ TEST_F(sched, seed_races_wakeup_before_publish)
 	k_preload(k, A, 0, false);
 	shim_hook = wake_a_in_place;
 	shim_hook_arg = k;
-	shim_hook_lock = &iowprobe_tasks.free_lock;
+	shim_hook_lock = &iowprobe_tasks.pool.lock;
 	iowprobe_seed();
 	quiet();
 	EXPECT_TRUE(shim_hook == NULL);
