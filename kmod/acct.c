@@ -35,7 +35,8 @@ static struct iowprobe_cpu *cpu_state(int cpu)
 	return per_cpu_ptr(iowprobe_cpus, cpu);
 }
 
-int iowprobe_acct_init(void)
+/* iowprobe_acct_init() - every CPU's state, and a pool of @pool sleepers */
+int iowprobe_acct_init(unsigned int pool)
 {
 	int cpu, ret;
 
@@ -46,8 +47,7 @@ int iowprobe_acct_init(void)
 		raw_spin_lock_init(&cpu_state(cpu)->lock);
 		INIT_LIST_HEAD(&cpu_state(cpu)->pending);
 	}
-	ret = iowprobe_table_init(&iowprobe_tasks, "tasks", iowprobe_task_pool,
-				  true);
+	ret = iowprobe_table_init(&iowprobe_tasks, "tasks", pool, true);
 	if (ret)
 		free_percpu(iowprobe_cpus);
 	return ret;

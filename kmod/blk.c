@@ -28,10 +28,10 @@
 #include <linux/seq_file.h>
 
 #include "busy.h"
+#include "devs.h"
 #include "iowprobe.h"
 #include "owners.h"
 
-#define IOWPROBE_MAX_DEVS	64
 /*
  * A request still in flight after this long lost its completion (a path
  * that fires no block_rq_complete): forget it, count it, so it cannot keep
@@ -41,173 +41,46 @@
 /* free request entries a CPU keeps for itself, at most */
 #define IOWPROBE_RQ_CACHE	32U
 
-struct iowprobe_dev {
-	dev_t devt;
-	char name[DISK_NAME_LEN];
-	struct iowprobe_busy busy;
-	atomic64_t requests;
-	atomic64_t read_bytes;
-	atomic64_t write_bytes;
-	atomic64_t lat[IOWPROBE_LAT_SLOTS];
-};
-
 static struct iowprobe_table requests;
-struct iowprobe_busy iowprobe_busy_any;
-static struct iowprobe_dev *devs;
-static unsigned int ndevs;
-static DEFINE_RAW_SPINLOCK(devs_lock);
-static atomic64_t devs_overflow;
 static atomic64_t rq_anomalies;
 static atomic64_t rq_stale;
 static unsigned int rq_cache_max;	/* free entries a CPU may keep */
 
-/*
- * devs_published() - how many device slots are fully written
- *
- * Pairs with the smp_store_release() in dev_index(): a slot is filled in
- * before ndevs counts it, so readers never see a half-written slot.
- */
-static unsigned int devs_published(void)
-{
-	/* pairs with smp_store_release() in dev_index() */
-	return smp_load_acquire(&ndevs);
-}
-
-static void busy_init(struct iowprobe_busy *b)
-{
-	atomic64_set(&b->w, 0);
-	b->snap = 0;
-}
-
-/*
- * busy_turn() - one request starts (@start) or ends on @b at @now
- *
- * The count never leaves the clock's range: it counts request entries, and
- * requests= is capped to IOWPROBE_CC_MAX.
- * Return: true when none is in flight any more.
- */
-static __always_inline bool busy_turn(struct iowprobe_busy *b, bool start,
-				      u64 now)
-{
-	s64 old = atomic64_read(&b->w);
-	u64 new;
-
-	do {
-		new = start ? iowprobe_cc_start(old, now) :
-			      iowprobe_cc_stop(old, now);
-	} while (!atomic64_try_cmpxchg(&b->w, &old, new));
-	return new < IOWPROBE_CC_ONE;
-}
-
 /* busy_add() - a request of disk slot @dev starts (@start) or ends at @now */
 static __always_inline void busy_add(u16 dev, bool start, u64 now)
 {
-	bool none = busy_turn(&iowprobe_busy_any, start, now);
+	bool none = iowprobe_busy_turn(&iowprobe_busy_any, start, now);
 
 	if (dev != IOWPROBE_NO_DEV)
-		busy_turn(&devs[dev].busy, start, now);
+		iowprobe_busy_turn(&iowprobe_devs[dev].busy, start, now);
 	/* nothing followed is in flight: an overflow has ended */
 	if (none && !iowprobe_table_exact(&requests))
 		iowprobe_table_settle(&requests);
 }
 
-/* busy_snap() - move @b's 64-bit snapshot on to @now; the reaper's alone */
-static void busy_snap(struct iowprobe_busy *b, u64 now)
-{
-	WRITE_ONCE(b->snap, iowprobe_busy_at(b, now, b->snap));
-}
-
-#ifdef IOWPROBE_TESTING
-/*
- * iowprobe_blk_test_lock_order() - testing builds only: this CPU's lock and
- * devs_lock in one order, then in the other, for lockdep to report as a
- * possible deadlock.  Both orders are taken here, so that lockdep knows
- * the first without waiting for any probe.
- */
-void iowprobe_blk_test_lock_order(void)
-{
-	struct iowprobe_cpu *c = get_cpu_ptr(iowprobe_cpus);
-	unsigned long flags;
-
-	raw_spin_lock_irqsave(&c->lock, flags);
-	raw_spin_lock(&devs_lock);
-	raw_spin_unlock(&devs_lock);
-	raw_spin_unlock_irqrestore(&c->lock, flags);
-
-	raw_spin_lock_irqsave(&devs_lock, flags);
-	raw_spin_lock(&c->lock);
-	raw_spin_unlock(&c->lock);
-	raw_spin_unlock_irqrestore(&devs_lock, flags);
-	put_cpu_ptr(iowprobe_cpus);
-}
-#endif
-
-int iowprobe_blk_init(void)
+/* iowprobe_blk_init() - a pool of @pool requests in flight */
+int iowprobe_blk_init(unsigned int pool)
 {
 	int ret;
 
-	busy_init(&iowprobe_busy_any);
-	devs = kcalloc(IOWPROBE_MAX_DEVS, sizeof(*devs), GFP_KERNEL);
-	if (!devs)
-		return -ENOMEM;
-	ret = iowprobe_table_init(&requests, "requests",
-				  iowprobe_request_pool, false);
+	ret = iowprobe_devs_init();
+	if (ret)
+		return ret;
+	ret = iowprobe_table_init(&requests, "requests", pool, false);
 	if (ret) {
-		kfree(devs);
+		iowprobe_devs_exit();
 		return ret;
 	}
 	/* at most half the pool idles in the CPUs' hands */
 	rq_cache_max = min(IOWPROBE_RQ_CACHE,
-			   iowprobe_request_pool / (2 * num_possible_cpus()));
+			   pool / (2 * num_possible_cpus()));
 	return 0;
 }
 
 void iowprobe_blk_exit(void)
 {
 	iowprobe_table_destroy(&requests);
-	kfree(devs);
-}
-
-/*
- * iowprobe_blk_devt() - the disk of slot @dev, or 0.  owners.c calls it at
- * a wakeup: a row keeps its latest request's slot, one load less a request
- * than its dev_t (doc/bench.md), so this is the one call back into blk.c.
- */
-dev_t iowprobe_blk_devt(u16 dev)
-{
-	return dev < devs_published() ? devs[dev].devt : 0;
-}
-
-/* dev_index() - the slot of @disk, added on first sight */
-static u16 dev_index(struct gendisk *disk)
-{
-	unsigned int i, n = devs_published();
-	unsigned long flags;
-	dev_t devt;
-
-	if (!disk)
-		return IOWPROBE_NO_DEV;
-	devt = disk_devt(disk);
-	for (i = 0; i < n; i++)
-		if (devs[i].devt == devt)
-			return i;
-	raw_spin_lock_irqsave(&devs_lock, flags);
-	for (i = 0; i < ndevs; i++)
-		if (devs[i].devt == devt)
-			goto out;
-	if (i == IOWPROBE_MAX_DEVS) {
-		atomic64_inc(&devs_overflow);
-		i = IOWPROBE_NO_DEV;
-		goto out;
-	}
-	devs[i].devt = devt;
-	strscpy(devs[i].name, disk->disk_name, sizeof(devs[i].name));
-	busy_init(&devs[i].busy);
-	/* publish the filled slot; pairs with devs_published() */
-	smp_store_release(&ndevs, i + 1);
-out:
-	raw_spin_unlock_irqrestore(&devs_lock, flags);
-	return i;
+	iowprobe_devs_exit();
 }
 
 static u8 op_of(struct request *rq)
@@ -298,23 +171,6 @@ static __always_inline void lfl_add(struct iowprobe_cpu *c, int delta,
 			      iowprobe_blk_gclock(a, now) : 0, delta);
 }
 
-/* dev_done() - the disk's figures for a request completed at @now */
-static __always_inline void dev_done(const struct iowprobe_entry *e,
-				     u64 now)
-{
-	struct iowprobe_dev *d;
-
-	if (e->rq.dev == IOWPROBE_NO_DEV)
-		return;
-	d = &devs[e->rq.dev];
-	atomic64_inc(&d->requests);
-	if (e->rq.op == IOWPROBE_OP_READ)
-		atomic64_add(e->rq.bytes, &d->read_bytes);
-	if (e->rq.op == IOWPROBE_OP_WRITE)
-		atomic64_add(e->rq.bytes, &d->write_bytes);
-	atomic64_inc(&d->lat[iowprobe_lat_slot(now - e->rq.t_issue)]);
-}
-
 /*
  * rq_end() - the request of @e, submitted from @c's CPU, is no longer in
  * flight at @now (@done: it completed); frees @e.  c->lock held.
@@ -329,7 +185,8 @@ static __always_inline void rq_end(struct iowprobe_cpu *c,
 			c->counters[IOWPROBE_C_read_bytes] += e->rq.bytes;
 		if (e->rq.op == IOWPROBE_OP_WRITE)
 			c->counters[IOWPROBE_C_write_bytes] += e->rq.bytes;
-		dev_done(e, now);
+		iowprobe_dev_done(e->rq.dev, e->rq.op, e->rq.bytes,
+				  e->rq.t_issue, now);
 	}
 	busy_add(e->rq.dev, false, now);
 	iowprobe_owner_rq(e->rq.owner, IOWPROBE_NO_DEV, -1, now);
@@ -397,13 +254,10 @@ static void reap_cpu(int cpu)
  */
 void iowprobe_blk_reap(void)
 {
-	unsigned int i, n = devs_published();
 	u64 now = iowprobe_now();
 	int cpu;
 
-	busy_snap(&iowprobe_busy_any, now);
-	for (i = 0; i < n; i++)
-		busy_snap(&devs[i].busy, now);
+	iowprobe_devs_reap(now);
 	for_each_possible_cpu(cpu) {
 		reap_cpu(cpu);
 		cond_resched();
@@ -424,7 +278,7 @@ notrace void iowprobe_probe_rq_issue(void *data, struct request *rq)
 {
 	int cpu = rq_cpu_nr(rq);
 	struct iowprobe_cpu *c = per_cpu_ptr(iowprobe_cpus, cpu);
-	u16 dev = dev_index(rq->q->disk);
+	u16 dev = iowprobe_dev_index(rq->q->disk);
 	struct iowprobe_entry *old;
 	unsigned long flags;
 	u64 now;
@@ -483,48 +337,6 @@ static unsigned int rq_cached(void)
 	return n;
 }
 
-void iowprobe_blk_devices_show(struct seq_file *m)
-{
-	unsigned int i, n = devs_published();
-	u64 now = iowprobe_now();
-	struct iowprobe_dev *d;
-
-	seq_puts(m, IOWPROBE_ABI_LINE "\n" IOWPROBE_DEVICES_HEADER "\n");
-	for (i = 0; i < n; i++) {
-		d = &devs[i];
-		seq_printf(m, "%s %u:%u %lld %lld %lld %u %llu\n", d->name,
-			   MAJOR(d->devt), MINOR(d->devt),
-			   atomic64_read(&d->requests),
-			   atomic64_read(&d->read_bytes),
-			   atomic64_read(&d->write_bytes),
-			   iowprobe_busy_count(&d->busy),
-			   iowprobe_busy_at(&d->busy, now,
-					    READ_ONCE(d->busy.snap)));
-	}
-}
-
-void iowprobe_blk_latency_show(struct seq_file *m)
-{
-	unsigned int i, s, n = devs_published();
-	struct iowprobe_dev *d;
-	u64 count, hi;
-
-	seq_puts(m, IOWPROBE_ABI_LINE "\n" IOWPROBE_LATENCY_HEADER "\n");
-	for (i = 0; i < n; i++) {
-		d = &devs[i];
-		for (s = 0; s < IOWPROBE_LAT_SLOTS; s++) {
-			count = atomic64_read(&d->lat[s]);
-			if (!count)
-				continue;
-			hi = s == IOWPROBE_LAT_SLOTS - 1 ? U64_MAX :
-							   (2ULL << s) - 1;
-			seq_printf(m, "%s %u:%u %llu %llu %llu\n", d->name,
-				   MAJOR(d->devt), MINOR(d->devt),
-				   s ? 1ULL << s : 0, hi, count);
-		}
-	}
-}
-
 void iowprobe_blk_status(struct seq_file *m)
 {
 	seq_printf(m, "requests_in_flight: %u\n",
@@ -540,7 +352,5 @@ void iowprobe_blk_status(struct seq_file *m)
 	seq_printf(m, "request_anomalies: %lld\n",
 		   atomic64_read(&rq_anomalies));
 	seq_printf(m, "request_stale: %lld\n", atomic64_read(&rq_stale));
-	seq_printf(m, "devices: %u\n", devs_published());
-	seq_printf(m, "devices_overflow: %lld\n",
-		   atomic64_read(&devs_overflow));
+	iowprobe_devs_status(m);
 }

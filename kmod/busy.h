@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * busy.h - the in-flight clocks of blk.c, and the read of the global one
- * that every idle switch makes (inline: a call per switch costs the pipe)
+ * busy.h - the in-flight clocks of blk.c and devs.c, and the read of the
+ * global one that every idle switch makes (inline: a call per switch
+ * costs the pipe)
  */
 #ifndef IOWPROBE_BUSY_H
 #define IOWPROBE_BUSY_H
@@ -26,8 +27,34 @@ struct iowprobe_busy {
 	u64 snap;
 };
 
-/* any request in flight, from any CPU to any disk */
+/* any request in flight, from any CPU to any disk (devs.c) */
 extern struct iowprobe_busy iowprobe_busy_any;
+
+static inline void iowprobe_busy_init(struct iowprobe_busy *b)
+{
+	atomic64_set(&b->w, 0);
+	b->snap = 0;
+}
+
+/*
+ * iowprobe_busy_turn() - one request starts (@start) or ends on @b at @now
+ *
+ * The count never leaves the clock's range: it counts request entries, and
+ * requests= is capped to IOWPROBE_CC_MAX.
+ * Return: true when none is in flight any more.
+ */
+static __always_inline bool iowprobe_busy_turn(struct iowprobe_busy *b,
+					       bool start, u64 now)
+{
+	s64 old = atomic64_read(&b->w);
+	u64 new;
+
+	do {
+		new = start ? iowprobe_cc_start(old, now) :
+			      iowprobe_cc_stop(old, now);
+	} while (!atomic64_try_cmpxchg(&b->w, &old, new));
+	return new < IOWPROBE_CC_ONE;
+}
 
 /*
  * iowprobe_busy_at() - @b's clock at @now, unwrapped against @snap.  A word
@@ -42,6 +69,12 @@ static __always_inline u64 iowprobe_busy_at(struct iowprobe_busy *b,
 	if (w == (snap & IOWPROBE_CC_MASK))
 		return snap;
 	return iowprobe_cc_unwrap(iowprobe_cc_value(w, now), snap);
+}
+
+/* iowprobe_busy_snap() - move @b's snapshot on to @now; the reaper's alone */
+static inline void iowprobe_busy_snap(struct iowprobe_busy *b, u64 now)
+{
+	WRITE_ONCE(b->snap, iowprobe_busy_at(b, now, b->snap));
 }
 
 /* iowprobe_busy_count() - @b's requests in flight */

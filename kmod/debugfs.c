@@ -16,6 +16,7 @@
 #include <linux/tick.h>
 #include <linux/utsname.h>
 
+#include "devs.h"
 #include "iowprobe.h"
 
 /* what the kernel says of one CPU's idle and iowait time */
@@ -152,14 +153,14 @@ DEFINE_SHOW_ATTRIBUTE(cpus);
 
 static int devices_show(struct seq_file *m, void *v)
 {
-	iowprobe_blk_devices_show(m);
+	iowprobe_devs_show(m);
 	return 0;
 }
 DEFINE_SHOW_ATTRIBUTE(devices);
 
 static int latency_show(struct seq_file *m, void *v)
 {
-	iowprobe_blk_latency_show(m);
+	iowprobe_devs_latency_show(m);
 	return 0;
 }
 DEFINE_SHOW_ATTRIBUTE(latency);

@@ -169,10 +169,8 @@ static inline bool iowprobe_table_exact(struct iowprobe_table *t)
 
 /* acct.c: per-CPU time and the nr_iowait mirror */
 extern struct iowprobe_table iowprobe_tasks;
-extern unsigned int iowprobe_task_pool;
-extern unsigned int iowprobe_request_pool;
 
-int iowprobe_acct_init(void);
+int iowprobe_acct_init(unsigned int pool);
 void iowprobe_acct_exit(void);
 int iowprobe_hotplug_init(void);
 void iowprobe_hotplug_exit(void);
@@ -195,20 +193,15 @@ u64 iowprobe_cpu_read(int cpu, struct iowprobe_acct *a, u64 *counters);
 void iowprobe_acct_status(struct seq_file *m);
 u64 iowprobe_acct_events(enum iowprobe_event ev);
 
-/* blk.c: requests in flight, per-device figures */
-#define IOWPROBE_NO_DEV		0xffff	/* a device slot: none */
-
-int iowprobe_blk_init(void);
+/* blk.c: requests in flight (their disks: devs.h) */
+int iowprobe_blk_init(unsigned int pool);
 void iowprobe_blk_exit(void);
 void iowprobe_blk_reap(void);
-dev_t iowprobe_blk_devt(u16 dev);
 /* the block probes, there and not in probes.c: one call less per request */
 void iowprobe_probe_rq_issue(void *data, struct request *rq);
 void iowprobe_probe_rq_complete(void *data, struct request *rq,
 				blk_status_t error, unsigned int nr_bytes);
 void iowprobe_probe_rq_requeue(void *data, struct request *rq);
-void iowprobe_blk_devices_show(struct seq_file *m);
-void iowprobe_blk_latency_show(struct seq_file *m);
 void iowprobe_blk_status(struct seq_file *m);
 
 /* probes.c */
@@ -251,7 +244,6 @@ void iowprobe_debugfs_exit(void);
 /* testing.c, testing builds only: the deliberate bugs asked for at load */
 #ifdef IOWPROBE_TESTING
 void iowprobe_testing_run(void);
-void iowprobe_blk_test_lock_order(void);
 #else
 static inline void iowprobe_testing_run(void)
 {

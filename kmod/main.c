@@ -20,8 +20,8 @@
 /* the requests in flight are counted in a count clock (busy.h) */
 #define REQUEST_POOL_MAX	((unsigned int)IOWPROBE_CC_MAX)
 
-unsigned int iowprobe_task_pool = IOWPROBE_TASKS_DEFAULT;
-unsigned int iowprobe_request_pool = IOWPROBE_REQUESTS_DEFAULT;
+static unsigned int task_pool = IOWPROBE_TASKS_DEFAULT;
+static unsigned int request_pool = IOWPROBE_REQUESTS_DEFAULT;
 
 /* pool sizes are checked at load: out of range refuses to load */
 static int pool_set_upto(const char *val, const struct kernel_param *kp,
@@ -60,11 +60,11 @@ static const struct kernel_param_ops request_pool_ops = {
 	.get = param_get_uint,
 };
 
-module_param_cb(tasks, &pool_ops, &iowprobe_task_pool, 0444);
+module_param_cb(tasks, &pool_ops, &task_pool, 0444);
 MODULE_PARM_DESC(tasks,
 		 "sleeping iowait tasks followed at once (16..1048576, default "
 		 __stringify(IOWPROBE_TASKS_DEFAULT) ")");
-module_param_cb(requests, &request_pool_ops, &iowprobe_request_pool, 0444);
+module_param_cb(requests, &request_pool_ops, &request_pool, 0444);
 MODULE_PARM_DESC(requests,
 		 "block requests followed in flight at once (16..262143, default "
 		 __stringify(IOWPROBE_REQUESTS_DEFAULT) ")");
@@ -103,10 +103,10 @@ static int __init iowprobe_init(void)
 	ret = iowprobe_owners_init();
 	if (ret)
 		return ret;
-	ret = iowprobe_acct_init();
+	ret = iowprobe_acct_init(task_pool);
 	if (ret)
 		goto err_owners;
-	ret = iowprobe_blk_init();
+	ret = iowprobe_blk_init(request_pool);
 	if (ret)
 		goto err_acct;
 	ret = iowprobe_probes_register();	/* unwinds itself */

@@ -35,6 +35,7 @@
 #include <linux/vmalloc.h>
 #include <asm/syscall.h>
 
+#include "devs.h"
 #include "iowprobe.h"
 #include "owners.h"
 
@@ -410,7 +411,7 @@ void iowprobe_owners_wake(const struct iowprobe_wait *w, u64 now, u64 share)
 		raw_spin_lock(&o->lock);
 		blk = iowprobe_since(iowprobe_gclock_read(&o->f.blk, now),
 				     w->blk_snap);
-		dev = iowprobe_blk_devt(READ_ONCE(o->f.dev_last));
+		dev = iowprobe_dev_devt(READ_ONCE(o->f.dev_last));
 		book_wake(o, wait, w->kind, blk, dev, share);
 		raw_spin_unlock(&o->lock);
 	}

@@ -10,6 +10,7 @@
 #include <linux/moduleparam.h>
 #include <linux/printk.h>
 
+#include "devs.h"
 #include "iowprobe.h"
 
 static bool test_lock_order;
@@ -46,7 +47,7 @@ static void use_after_free(void)
 void iowprobe_testing_run(void)
 {
 	if (test_lock_order)
-		iowprobe_blk_test_lock_order();
+		iowprobe_devs_test_lock_order();
 	if (test_use_after_free)
 		use_after_free();
 }

@@ -31,11 +31,12 @@
 #include <linux/sched/signal.h>
 #include <linux/seq_file.h>
 
+#include "devs.h"
 #include "iowprobe.h"
 
-/* main.c's module parameters; main.c itself is not built here */
-unsigned int iowprobe_task_pool = 4096;
-unsigned int iowprobe_request_pool = 4096;
+/* the pool sizes of main.c's parameters; main.c itself is not built here */
+static unsigned int task_pool = 4096;
+static unsigned int request_pool = 4096;
 
 /* ---- the kernel: tasks, runqueues, nr_iowait ---- */
 
@@ -267,10 +268,10 @@ static int k_load(struct kernel *k)
 	ret = iowprobe_owners_init();
 	if (ret)
 		return ret;
-	ret = iowprobe_acct_init();
+	ret = iowprobe_acct_init(task_pool);
 	if (ret)
 		return ret;
-	ret = iowprobe_blk_init();
+	ret = iowprobe_blk_init(request_pool);
 	if (ret)
 		return ret;
 	ret = iowprobe_hotplug_init();
@@ -1356,8 +1357,8 @@ FIXTURE(small) {
 
 FIXTURE_SETUP(small)
 {
-	iowprobe_task_pool = 16;
-	iowprobe_request_pool = 16;
+	task_pool = 16;
+	request_pool = 16;
 	ASSERT_EQ(0, k_load(&self->k));
 }
 
@@ -1507,9 +1508,9 @@ TEST_F(sched, request_in_flight_while_idle)
 	EXPECT_EQ(1, status_num("devices"));
 	EXPECT_EQ(0, status_num("request_anomalies"));
 	EXPECT_STREQ(DEVICES_HEAD "vda 253:0 1 4096 0 0 20\n",
-		     show(iowprobe_blk_devices_show));
+		     show(iowprobe_devs_show));
 	EXPECT_STREQ(LATENCY_HEAD "vda 253:0 16 31 1\n",
-		     show(iowprobe_blk_latency_show));
+		     show(iowprobe_devs_latency_show));
 	EXPECT_EQ(1ULL, iowprobe_acct_events(IOWPROBE_EV_block_rq_issue));
 	EXPECT_EQ(1ULL, iowprobe_acct_events(IOWPROBE_EV_block_rq_complete));
 }
@@ -1552,7 +1553,7 @@ TEST_F(sched, partial_completion_stays_in_flight)
 	EXPECT_EQ(8192ULL, r.c[C_(write_bytes)]);
 	EXPECT_EQ(1ULL, r.c[C_(rq_completed)]);
 	EXPECT_STREQ(DEVICES_HEAD "vdb 253:16 1 0 8192 0 25\n",
-		     show(iowprobe_blk_devices_show));
+		     show(iowprobe_devs_show));
 }
 
 /*
@@ -1586,7 +1587,7 @@ TEST_F(sched, requeue_ends_flight_without_completion)
 	EXPECT_EQ(1ULL, r.c[C_(rq_completed)]);
 	EXPECT_EQ(0, status_num("request_anomalies"));
 	EXPECT_STREQ(LATENCY_HEAD "sda 8:0 8 15 1\n",
-		     show(iowprobe_blk_latency_show));
+		     show(iowprobe_devs_latency_show));
 	EXPECT_EQ(1ULL, iowprobe_acct_events(IOWPROBE_EV_block_rq_requeue));
 }
 
@@ -1657,7 +1658,7 @@ TEST_F(sched, disks_counted_apart)
 	EXPECT_EQ(2, status_num("devices"));
 	EXPECT_STREQ(DEVICES_HEAD "vda 253:0 1 512 0 0 10\n"
 		     "vdb 253:16 2 0 2048 0 8\n",
-		     show(iowprobe_blk_devices_show));
+		     show(iowprobe_devs_show));
 	EXPECT_EQ(10ULL, peek(0, 30).a.blk_any_ns);
 }
 
@@ -1935,9 +1936,9 @@ TEST(load_fails_cleanly_without_memory)
 
 	for (n = 0; ret == -ENOMEM && n < 20; n++) {
 		shim_alloc_fail_after = n;
-		ret = iowprobe_acct_init();
+		ret = iowprobe_acct_init(task_pool);
 		if (!ret) {
-			ret = iowprobe_blk_init();
+			ret = iowprobe_blk_init(request_pool);
 			if (ret)
 				iowprobe_acct_exit();
 		}
