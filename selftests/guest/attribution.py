@@ -371,24 +371,27 @@ def uring_pipe(k):
 # The fsyncs span about a second, as bpf_agrees' reads: a vCPU descheduled
 # between the module's probe and the BPF program stays inside 1% of the
 # window (CI: 4.7 ms of wait_fault_ns in a window under 470 ms of 100
-# fsyncs, on 6.12).  The faults stay at 3,200 pages: 9,600 left a debug
-# kernel's reader so slow that readahead kept ahead of it, with no wait.
+# fsyncs, on 6.12).  The mapping is MADV_RANDOM: no readahead, so each of
+# its pages is a fault that waits for its own read.  With readahead, a slow
+# reader never waits: the debug kernel's fell behind the async readahead of
+# 3,200 pages in one run and waited not once (the pages came 32 a request).
 SYNC_PAGES = 300
-FAULT_PAGES = 3200
+FAULT_PAGES = 300
 FAULT_OFFSET = 1 << 30
 
 
 def kind_child(mode, dev):
     """A process that waits in one kind only, between a "go" and a "done"
     line: sync (a page written and fsync()ed, SYNC_PAGES times) or fault
-    (FAULT_PAGES pages of a read-only mapping of dev touched in turn:
-    readahead reads them 32 at a time)"""
+    (FAULT_PAGES pages of a read-only mapping of dev touched in turn,
+    with no readahead: one read and one wait a page)"""
     fd = os.open(dev, os.O_RDWR)
     pages = SYNC_PAGES if mode == "sync" else FAULT_PAGES
     m = None
     if mode == "fault":
         m = mmap.mmap(fd, pages * mmap.PAGESIZE, prot=mmap.PROT_READ,
                       offset=FAULT_OFFSET)
+        m.madvise(mmap.MADV_RANDOM)
     page = b"x" * mmap.PAGESIZE
     print("ready", flush=True)
     sys.stdin.readline()
