@@ -4,8 +4,6 @@
  * devs_lock, and their figures, shown in the devices and latency files;
  * and the in-flight clock of any disk, iowprobe_busy_any (busy.h)
  */
-#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
-
 #include <linux/types.h>
 #include <linux/kdev_t.h>
 #include <linux/seq_file.h>

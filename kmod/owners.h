@@ -27,7 +27,7 @@ enum row_state { ROW_FREE, ROW_LIVE, ROW_EXITED };
  * @blk:      the time a request of the row's own was in flight, kept
  *            only while a sleeper of the row watches it: @asleep > 0
  * @inflight: its requests in flight, changed without the lock
- * @dev_last: the device slot (blk.c) of its latest request; a wait is
+ * @dev_last: the device slot (devs.h) of its latest request; a wait is
  *            booked on its disk
  */
 struct owner_figs {

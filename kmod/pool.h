@@ -16,8 +16,9 @@
 /*
  * struct iowprobe_pool - @size objects of the caller's array, @nfree of
  * them on @free
- * @lock:       over @free, @nfree and @overflowed; a leaf, taken with
- *              interrupts off under a CPU's lock or a bucket's
+ * @lock:       over @free, @nfree and @overflowed; a leaf (nothing is
+ *              taken inside it), taken irqsave, also inside a CPU's lock
+ *              or a hash bucket's
  * @exhausted:  gets that found it empty, since load
  * @overflowed: a get found it empty since it was last full
  */

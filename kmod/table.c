@@ -13,6 +13,7 @@
 #include <linux/printk.h>
 #include <linux/sched.h>
 #include <linux/slab.h>
+#include <linux/string.h>
 #include <linux/vmalloc.h>
 
 #include "iowprobe.h"
@@ -32,6 +33,8 @@ int iowprobe_table_init(struct iowprobe_table *t, const char *name,
 	unsigned int nlocks = min_t(unsigned int, nbuckets, IOWPROBE_MAX_LOCKS);
 	unsigned int i;
 
+	/* a failure below destroys the table: nothing of the pool yet */
+	memset(&t->pool, 0, sizeof(t->pool));
 	t->bits = keyed ? ilog2(nbuckets) : 0;
 	t->lock_mask = nlocks - 1;
 	t->buckets = keyed ? kvcalloc(nbuckets, sizeof(*t->buckets),
