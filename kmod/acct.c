@@ -352,8 +352,7 @@ void iowprobe_on_free(struct task_struct *p)
 	struct iowprobe_entry *e;
 
 	iowprobe_owners_exited(p);
-	if (!iowprobe_table_used(&iowprobe_tasks))
-		return;
+	/* the lookup is the test: a count of those followed is the pool's sum */
 	e = iowprobe_table_del(&iowprobe_tasks, p);
 	if (!e)
 		return;

@@ -10,8 +10,8 @@
  * issue and completion both see), in that CPU's hash under that CPU's
  * lock: the lock its blk_local charge takes anyway.  So an issue or a
  * completion takes that one lock, and turns the busy clocks (busy.h) with
- * a compare-and-swap each; entries come from the CPU's own free list
- * before the shared pool.
+ * a compare-and-swap each; entries come from the pool (pool.h), this
+ * CPU's cache of it first.
  * (A request issued again from another CPU without a completion seen is
  * not found by that issue: its old entry waits for the reaper.)
  * A request issued by a user task is also its process's (owners.c), for
@@ -38,13 +38,10 @@
  * blk_local and blk_any running forever.  blk-mq's own timeout is 30 s.
  */
 #define IOWPROBE_STALE_NS	(120ULL * NSEC_PER_SEC)
-/* free request entries a CPU keeps for itself, at most */
-#define IOWPROBE_RQ_CACHE	32U
 
 static struct iowprobe_table requests;
 static atomic64_t rq_anomalies;
 static atomic64_t rq_stale;
-static unsigned int rq_cache_max;	/* free entries a CPU may keep */
 
 /* busy_add() - a request of disk slot @dev starts (@start) or ends at @now */
 static __always_inline void busy_add(u16 dev, bool start, u64 now)
@@ -67,14 +64,9 @@ int iowprobe_blk_init(unsigned int pool)
 	if (ret)
 		return ret;
 	ret = iowprobe_table_init(&requests, "requests", pool, false);
-	if (ret) {
+	if (ret)
 		iowprobe_devs_exit();
-		return ret;
-	}
-	/* at most half the pool idles in the CPUs' hands */
-	rq_cache_max = min(IOWPROBE_RQ_CACHE,
-			   pool / (2 * num_possible_cpus()));
-	return 0;
+	return ret;
 }
 
 void iowprobe_blk_exit(void)
@@ -133,34 +125,6 @@ rq_unlink(struct iowprobe_cpu *c, struct request *rq)
 	return NULL;
 }
 
-/*
- * rq_entry_get() - a free entry, @c's own before the pool's; c->lock held.
- * Popped without poisoning: rq_start() links it into the hash at once.
- */
-static __always_inline struct iowprobe_entry *
-rq_entry_get(struct iowprobe_cpu *c)
-{
-	struct hlist_node *first = c->rq_free.first;
-
-	if (!first)
-		return iowprobe_entry_get(&requests);
-	__hlist_del(first);
-	WRITE_ONCE(c->rq_nfree, c->rq_nfree - 1);	/* rq_cached() peeks */
-	return hlist_entry(first, struct iowprobe_entry, node);
-}
-
-/* rq_entry_put() - keep @e for @c's next issue, or give it back; locked */
-static __always_inline void rq_entry_put(struct iowprobe_cpu *c,
-					 struct iowprobe_entry *e)
-{
-	if (c->rq_nfree >= rq_cache_max) {
-		iowprobe_entry_put(&requests, e);
-		return;
-	}
-	hlist_add_head(&e->node, &c->rq_free);
-	WRITE_ONCE(c->rq_nfree, c->rq_nfree + 1);
-}
-
 /* lfl_add() - @delta requests submitted from @c's CPU start or end */
 static __always_inline void lfl_add(struct iowprobe_cpu *c, int delta,
 				    u64 now)
@@ -190,7 +154,7 @@ static __always_inline void rq_end(struct iowprobe_cpu *c,
 	}
 	busy_add(e->rq.dev, false, now);
 	iowprobe_owner_rq(e->rq.owner, IOWPROBE_NO_DEV, -1, now);
-	rq_entry_put(c, e);
+	iowprobe_entry_put(&requests, e);
 }
 
 /* rq_start() - follow @rq of process row @o from @now on; c->lock held */
@@ -198,7 +162,7 @@ static __always_inline void rq_start(struct iowprobe_cpu *c,
 				     struct request *rq, u16 dev, u64 now,
 				     struct iowprobe_owner *o)
 {
-	struct iowprobe_entry *e = rq_entry_get(c);
+	struct iowprobe_entry *e = iowprobe_entry_get(&requests);
 
 	if (!e)
 		return;
@@ -326,23 +290,12 @@ notrace void iowprobe_probe_rq_requeue(void *data, struct request *rq)
 	rq_gone(rq, false);
 }
 
-/* rq_cached() - free request entries the CPUs keep for themselves */
-static unsigned int rq_cached(void)
-{
-	unsigned int n = 0;
-	int cpu;
-
-	for_each_possible_cpu(cpu)
-		n += READ_ONCE(per_cpu_ptr(iowprobe_cpus, cpu)->rq_nfree);
-	return n;
-}
-
 void iowprobe_blk_status(struct seq_file *m)
 {
 	seq_printf(m, "requests_in_flight: %u\n",
 		   iowprobe_busy_count(&iowprobe_busy_any));
 	seq_printf(m, "request_pool: %u/%u used\n",
-		   max_t(int, iowprobe_table_used(&requests) - rq_cached(), 0),
+		   iowprobe_table_used(&requests),
 		   requests.pool.size);
 	seq_printf(m, "request_pool_exhausted: %lld\n",
 		   atomic64_read(&requests.pool.exhausted));

@@ -53,15 +53,13 @@ enum iowprobe_event {
  * @lock:     lock over everything but @events; taken irqsave, because
  *            block completions arrive in hard and soft irq; two leaf locks
  *            nest inside it: a process or cgroup row's lock (owners.c) and
- *            the request pool's lock (pool.h)
+ *            a pool's lock (pool.h)
  * @acct:     the accounting core's state
  * @pending:  6.12 delayed iowait sleepers charged to this CPU
  * @counters: what happened to this CPU, possibly seen from another CPU
  * @rq_hash:  requests submitted from this CPU in flight, keyed by request:
  *            issue and completion find them under @lock, which they take
  *            anyway, instead of under a table lock of their own
- * @rq_free:  free request entries this CPU keeps for its next issues
- * @rq_nfree: entries on @rq_free
  * @events:   tracepoint hits on this CPU, this_cpu_inc() only
  */
 struct iowprobe_cpu {
@@ -69,8 +67,6 @@ struct iowprobe_cpu {
 	struct iowprobe_acct acct;
 	struct list_head pending;
 	struct hlist_head rq_hash[1 << IOWPROBE_CPU_RQ_BITS];
-	struct hlist_head rq_free;
-	unsigned int rq_nfree;
 	u64 counters[IOWPROBE_C_NR];
 	u64 events[IOWPROBE_EV_NR];
 };
@@ -142,8 +138,20 @@ struct iowprobe_table {
 int iowprobe_table_init(struct iowprobe_table *t, const char *name,
 			unsigned int size, bool keyed);
 void iowprobe_table_destroy(struct iowprobe_table *t);
-struct iowprobe_entry *iowprobe_entry_get(struct iowprobe_table *t);
-void iowprobe_entry_put(struct iowprobe_table *t, struct iowprobe_entry *e);
+
+/* iowprobe_entry_get() - an unused entry, or NULL (counted) if none is left */
+static __always_inline struct iowprobe_entry *
+iowprobe_entry_get(struct iowprobe_table *t)
+{
+	return iowprobe_pool_get(&t->pool);
+}
+
+static __always_inline void iowprobe_entry_put(struct iowprobe_table *t,
+					       struct iowprobe_entry *e)
+{
+	iowprobe_pool_put(&t->pool, e);
+}
+
 struct iowprobe_entry *iowprobe_table_add(struct iowprobe_table *t,
 					  const void *key,
 					  struct iowprobe_entry *e);

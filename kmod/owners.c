@@ -27,6 +27,7 @@
 #include <linux/hash.h>
 #include <linux/kdev_t.h>
 #include <linux/log2.h>
+#include <linux/rculist.h>
 #include <linux/sched.h>
 #include <linux/sched/task_stack.h>
 #include <linux/seq_file.h>
@@ -142,7 +143,8 @@ static void row_exit(struct iowprobe_owner *o, u64 now)
 {
 	unsigned long flags;
 
-	hlist_del_init(&o->node);
+	/* its next link stays: a lockless walk (row_find()) goes on past it */
+	hlist_del_init_rcu(&o->node);
 	raw_spin_lock_irqsave(&o->lock, flags);
 	o->f.state = ROW_EXITED;
 	o->f.t_exit = now;
@@ -198,6 +200,37 @@ static void row_start(struct iowprobe_owner *o, enum iowprobe_owner_kind k,
 	raw_spin_unlock_irqrestore(&o->lock, flags);
 }
 
+/* row_is() - is @o, looked at without its lock, the live row of @key? */
+static bool row_is(const struct iowprobe_owner *o, u64 key, u64 start)
+{
+	return o && READ_ONCE(o->f.key) == key &&
+	       READ_ONCE(o->f.start) == start &&
+	       READ_ONCE(o->f.state) == ROW_LIVE;
+}
+
+/*
+ * row_find() - the live row of @key in bucket @b, looked up without the
+ * bucket's lock, as most lookups find one: rows are never freed before
+ * unload, and a row unlinked or reused under the walk ends it early, or
+ * sends it down another bucket, or fails row_is(); row_get() then looks
+ * again under the lock
+ */
+static struct iowprobe_owner *row_find(struct owner_bucket *b, u64 key,
+				       u64 start)
+{
+	struct iowprobe_owner *o, *found = NULL;
+
+	rcu_read_lock();
+	hlist_for_each_entry_rcu(o, &b->head, node) {
+		if (row_is(o, key, start)) {
+			found = o;
+			break;
+		}
+	}
+	rcu_read_unlock();
+	return found;
+}
+
 /*
  * row_get() - the live row of @key (made if new), or NULL if none is free
  *
@@ -210,9 +243,12 @@ static struct iowprobe_owner *row_get(enum iowprobe_owner_kind k, u64 key,
 {
 	struct owner_set *s = &sets[k];
 	struct owner_bucket *b = bucket_of(s, key);
-	struct iowprobe_owner *o, *found = NULL;
+	struct iowprobe_owner *o, *found;
 	unsigned long flags;
 
+	found = row_find(b, key, start);
+	if (found)
+		return found;
 	raw_spin_lock_irqsave(&b->lock, flags);
 	hlist_for_each_entry(o, &b->head, node) {
 		if (o->f.key != key)
@@ -228,19 +264,12 @@ static struct iowprobe_owner *row_get(enum iowprobe_owner_kind k, u64 key,
 		found = row_alloc(s);
 		if (found) {
 			row_start(found, k, key, start, p);
-			hlist_add_head(&found->node, &b->head);
+			/* its fields before its link, for row_find() */
+			hlist_add_head_rcu(&found->node, &b->head);
 		}
 	}
 	raw_spin_unlock_irqrestore(&b->lock, flags);
 	return found;
-}
-
-/* row_is() - is @o, looked at without its lock, the live row of @key? */
-static bool row_is(const struct iowprobe_owner *o, u64 key, u64 start)
-{
-	return o && READ_ONCE(o->f.key) == key &&
-	       READ_ONCE(o->f.start) == start &&
-	       READ_ONCE(o->f.state) == ROW_LIVE;
 }
 
 /*
@@ -253,7 +282,7 @@ static bool row_is(const struct iowprobe_owner *o, u64 key, u64 start)
 struct iowprobe_owner *iowprobe_owner_proc(struct task_struct *p)
 {
 	struct owner_cache *c = get_cpu_ptr(iowprobe_owner_caches);
-	struct iowprobe_owner *o = c->row[IOWPROBE_PROCS];
+	struct iowprobe_owner *o = c->row;
 
 	if (!owner_cache_hit(c, p)) {	/* a hit's row is live: owners.h */
 		o = row_get(IOWPROBE_PROCS, p->tgid,
@@ -261,8 +290,7 @@ struct iowprobe_owner *iowprobe_owner_proc(struct task_struct *p)
 		/* a hit is a user task's, with its row */
 		c->task = o && !(p->flags & PF_KTHREAD) ? p : NULL;
 		c->task_start = p->start_time;
-		c->row[IOWPROBE_PROCS] = o;
-		c->row[IOWPROBE_CGROUPS] = NULL;	/* not looked up yet */
+		c->row = o;
 	}
 	put_cpu_ptr(iowprobe_owner_caches);
 	return o;
@@ -271,30 +299,26 @@ struct iowprobe_owner *iowprobe_owner_proc(struct task_struct *p)
 /*
  * iowprobe_owners_of() - the rows of @p's process and cgroup, made if new,
  * into @w, with the cgroup; NULL for a kind whose pool is empty.  The
- * sleep path's lookup.
+ * sleep path's lookup: the process row remembers its cgroup's row, so
+ * the cgroup is looked up in its hash only when the process moved (or its
+ * row was reused), not when the CPU's cache last held another process.
  */
 void iowprobe_owners_of(struct task_struct *p, struct iowprobe_wait *w)
 {
-	struct iowprobe_owner **owner = w->owner;
+	struct iowprobe_owner *proc = iowprobe_owner_proc(p), *cg = NULL;
 	u64 cgroup = cgroup_of(p);
-	struct owner_cache *c;
 
 	w->cgroup = cgroup;
-
-	owner[IOWPROBE_PROCS] = iowprobe_owner_proc(p);
-	c = get_cpu_ptr(iowprobe_owner_caches);
-	if (owner_cache_hit(c, p) && c->cgroup == cgroup &&
-	    row_is(c->row[IOWPROBE_CGROUPS], cgroup, 0)) {
-		owner[IOWPROBE_CGROUPS] = c->row[IOWPROBE_CGROUPS];
-	} else {
-		owner[IOWPROBE_CGROUPS] = row_get(IOWPROBE_CGROUPS, cgroup, 0,
-						  p);
-		if (owner_cache_hit(c, p)) {	/* still this CPU's task */
-			c->cgroup = cgroup;
-			c->row[IOWPROBE_CGROUPS] = owner[IOWPROBE_CGROUPS];
-		}
+	w->owner[IOWPROBE_PROCS] = proc;
+	/* a live task's process row is its own: owners.h, owner_cache */
+	if (proc)
+		cg = READ_ONCE(proc->f.cgroup_row);
+	if (!row_is(cg, cgroup, 0)) {
+		cg = row_get(IOWPROBE_CGROUPS, cgroup, 0, p);
+		if (proc)	/* two threads may race: either row is right */
+			WRITE_ONCE(proc->f.cgroup_row, cg);
 	}
-	put_cpu_ptr(iowprobe_owner_caches);
+	w->owner[IOWPROBE_CGROUPS] = cg;
 }
 
 /*
@@ -442,7 +466,7 @@ void iowprobe_owners_exited(struct task_struct *p)
 	struct iowprobe_owner *o;
 	unsigned long flags;
 
-	if (!thread_group_leader(p) || !iowprobe_pool_used(&s->pool))
+	if (!thread_group_leader(p))
 		return;
 	b = bucket_of(s, p->tgid);
 	raw_spin_lock_irqsave(&b->lock, flags);

@@ -29,11 +29,14 @@ enum row_state { ROW_FREE, ROW_LIVE, ROW_EXITED };
  * @inflight: its requests in flight, changed without the lock
  * @dev_last: the device slot (devs.h) of its latest request; a wait is
  *            booked on its disk
+ * @cgroup_row: a process's: the row of @cgroup when it was last looked
+ *            up, read and written without the lock and checked on use
  */
 struct owner_figs {
 	u64 key;
 	u64 start;
 	u64 cgroup;
+	struct iowprobe_owner *cgroup_row;
 	struct iowprobe_gclock blk;
 	atomic_t inflight;
 	atomic_t asleep;
@@ -63,11 +66,12 @@ struct iowprobe_owner {
 };
 
 /*
- * struct owner_cache - per CPU, the rows a task was last found to have: a
- * task issues and sleeps on one CPU over and over, so most lookups hit
- * here and take no lock
- * @task:       the task the rows are of
+ * struct owner_cache - per CPU, the process row a task was last found to
+ * have: a task issues and sleeps on one CPU over and over, so most
+ * lookups hit here and take no lock
+ * @task:       the task the row is of
  * @task_start: its start_time: a task struct freed and reused is not it
+ * @row:        its process's row, which remembers its cgroup's
  *
  * While @task lives, its process's row stays that process's: a row ends
  * only when its group leader is freed, after every thread, or when its pid
@@ -79,8 +83,7 @@ struct iowprobe_owner {
 struct owner_cache {
 	const struct task_struct *task;
 	u64 task_start;
-	u64 cgroup;
-	struct iowprobe_owner *row[IOWPROBE_OWNER_KINDS];
+	struct iowprobe_owner *row;
 };
 
 extern struct owner_cache __percpu *iowprobe_owner_caches;
@@ -105,7 +108,7 @@ static __always_inline struct iowprobe_owner *iowprobe_owner_current(void)
 
 	lockdep_assert_irqs_disabled();
 	if (likely(owner_cache_hit(c, current)))
-		return c->row[IOWPROBE_PROCS];
+		return c->row;
 	if (current->flags & PF_KTHREAD)
 		return NULL;
 	return iowprobe_owner_proc(current);

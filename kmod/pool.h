@@ -1,32 +1,59 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * pool.h - objects allocated at load and lent out under one lock: what the
- * task and request tables (table.c) and the rows of who waits (owners.c)
- * take their entries from, so that no probe ever allocates
+ * pool.h - objects allocated at load and lent out: what the task and
+ * request tables (table.c) and the rows of who waits (owners.c) take
+ * their entries from, so that no probe ever allocates
  *
- * The get and put are inline: they are on the sleep and request paths.
+ * Each CPU keeps a few free objects of its own, taken and given back with
+ * interrupts off and no lock; only a CPU whose cache runs empty or full
+ * takes the shared list's lock, to move half a cache at once.  So a sleep
+ * and its wakeup, or a request's issue and completion, write no cache
+ * line another CPU writes, but one in IOWPROBE_POOL_CACHE / 2 times
+ * (doc/design.md#concurrency).  The get and put are inline: they are on
+ * the sleep and request paths.
  */
 #ifndef IOWPROBE_POOL_H
 #define IOWPROBE_POOL_H
 
 #include <linux/atomic.h>
+#include <linux/irqflags.h>
+#include <linux/percpu.h>
 #include <linux/spinlock.h>
 #include <linux/types.h>
 
+/* free objects a CPU keeps, at most: a refill or a spill moves half */
+#define IOWPROBE_POOL_CACHE	32U
+
 /*
- * struct iowprobe_pool - @size objects of the caller's array, @nfree of
- * them on @free
+ * struct iowprobe_pool_cache - one CPU's free objects, @n of them; written
+ * by that CPU only, with interrupts off; others read @n (a count only)
+ */
+struct iowprobe_pool_cache {
+	unsigned int n;
+	void *obj[IOWPROBE_POOL_CACHE];
+};
+
+/*
+ * struct iowprobe_pool - @size objects of the caller's array: @nfree of
+ * them on @free, the rest lent out or in the CPUs' caches
+ * @cache:      each CPU's free objects
  * @lock:       over @free, @nfree and @overflowed; a leaf (nothing is
  *              taken inside it), taken irqsave, also inside a CPU's lock
  *              or a hash bucket's
+ * @cache_max:  objects a CPU keeps, at most: so that the caches never hold
+ *              more than an eighth of the pool where another CPU may find
+ *              it empty; 0 (a small pool on many CPUs) keeps none
  * @exhausted:  gets that found it empty, since load
- * @overflowed: a get found it empty since it was last full
+ * @overflowed: a get found it empty since it was last full; while it is
+ *              set, every put goes to @free, so that a full pool is seen
  */
 struct iowprobe_pool {
 	void **free;
+	struct iowprobe_pool_cache __percpu *cache;
 	raw_spinlock_t lock;
 	unsigned int size;
 	unsigned int nfree;
+	unsigned int cache_max;
 	atomic64_t exhausted;
 	bool overflowed;
 };
@@ -34,40 +61,49 @@ struct iowprobe_pool {
 int iowprobe_pool_init(struct iowprobe_pool *p, void *objs, size_t objsize,
 		       unsigned int n);
 void iowprobe_pool_destroy(struct iowprobe_pool *p);
+void *iowprobe_pool_refill(struct iowprobe_pool *p,
+			   struct iowprobe_pool_cache *pc);
+void iowprobe_pool_spill(struct iowprobe_pool *p,
+			 struct iowprobe_pool_cache *pc, void *obj);
+unsigned int iowprobe_pool_used(const struct iowprobe_pool *p);
+void iowprobe_pool_settle(struct iowprobe_pool *p);
 
 /* iowprobe_pool_get() - an unused object, or NULL (counted) if none is left */
-static inline void *iowprobe_pool_get(struct iowprobe_pool *p)
+static __always_inline void *iowprobe_pool_get(struct iowprobe_pool *p)
 {
+	struct iowprobe_pool_cache *pc;
 	unsigned long flags;
-	void *obj = NULL;
+	void *obj;
 
-	raw_spin_lock_irqsave(&p->lock, flags);
-	if (p->nfree)
-		obj = p->free[--p->nfree];
-	else
-		p->overflowed = true;
-	raw_spin_unlock_irqrestore(&p->lock, flags);
-	if (!obj)
-		atomic64_inc(&p->exhausted);
+	/* the wakeup paths already run with interrupts off: a flag save */
+	local_irq_save(flags);
+	pc = this_cpu_ptr(p->cache);
+	if (likely(pc->n)) {
+		obj = pc->obj[pc->n - 1];
+		WRITE_ONCE(pc->n, pc->n - 1);	/* iowprobe_pool_used() peeks */
+	} else {
+		obj = iowprobe_pool_refill(p, pc);
+	}
+	local_irq_restore(flags);
 	return obj;
 }
 
 /* iowprobe_pool_put() - @obj, got from @p, is unused again */
-static inline void iowprobe_pool_put(struct iowprobe_pool *p, void *obj)
+static __always_inline void iowprobe_pool_put(struct iowprobe_pool *p,
+					      void *obj)
 {
+	struct iowprobe_pool_cache *pc;
 	unsigned long flags;
 
-	raw_spin_lock_irqsave(&p->lock, flags);
-	p->free[p->nfree++] = obj;
-	if (p->nfree == p->size)	/* load has dropped: exact again */
-		p->overflowed = false;
-	raw_spin_unlock_irqrestore(&p->lock, flags);
-}
-
-/* iowprobe_pool_used() - objects lent out now, read without the lock */
-static inline unsigned int iowprobe_pool_used(const struct iowprobe_pool *p)
-{
-	return p->size - READ_ONCE(p->nfree);
+	local_irq_save(flags);
+	pc = this_cpu_ptr(p->cache);
+	if (likely(pc->n < p->cache_max && !READ_ONCE(p->overflowed))) {
+		pc->obj[pc->n] = obj;
+		WRITE_ONCE(pc->n, pc->n + 1);
+	} else {
+		iowprobe_pool_spill(p, pc, obj);
+	}
+	local_irq_restore(flags);
 }
 
 #endif /* IOWPROBE_POOL_H */

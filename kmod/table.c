@@ -66,17 +66,6 @@ void iowprobe_table_destroy(struct iowprobe_table *t)
 	t->buckets = NULL;
 }
 
-/* iowprobe_entry_get() - an unused entry, or NULL (counted) if none is left */
-struct iowprobe_entry *iowprobe_entry_get(struct iowprobe_table *t)
-{
-	return iowprobe_pool_get(&t->pool);
-}
-
-void iowprobe_entry_put(struct iowprobe_table *t, struct iowprobe_entry *e)
-{
-	iowprobe_pool_put(&t->pool, e);
-}
-
 static unsigned int bucket_of(struct iowprobe_table *t, const void *key)
 {
 	return hash_ptr((void *)key, t->bits);
@@ -163,11 +152,7 @@ struct iowprobe_entry *iowprobe_table_del(struct iowprobe_table *t,
  */
 void iowprobe_table_settle(struct iowprobe_table *t)
 {
-	unsigned long flags;
-
-	raw_spin_lock_irqsave(&t->pool.lock, flags);
-	t->pool.overflowed = false;
-	raw_spin_unlock_irqrestore(&t->pool.lock, flags);
+	iowprobe_pool_settle(&t->pool);
 }
 
 unsigned int iowprobe_table_used(struct iowprobe_table *t)

@@ -1706,12 +1706,12 @@ TEST_F(sched, reaper_ends_lost_requests)
 }
 
 /*
- * Requests pool 16, 4 CPUs: each CPU may keep 16 / 8 = 2 free entries.
- * 17 requests from CPU0 in flight at 10: the 17th is refused (exhausted,
- * inexact).  All 17 complete at 20; still inexact while one followed
- * request is left, and once nothing followed is in flight the figures
- * are exact again and the pool reads 0/16 used, with CPU0's 2 cached
- * entries not counted as used.
+ * Requests pool 16, 4 CPUs (too small for the CPUs to keep entries of
+ * their own: pool_caches below has them).  17 requests from CPU0 in
+ * flight at 10: the 17th is refused (exhausted, inexact).  All 17
+ * complete at 20; still inexact while one followed request is left, and
+ * once nothing followed is in flight the figures are exact again and the
+ * pool reads 0/16 used.
  */
 TEST_F(small, request_pool_exhausted)
 {
@@ -1741,7 +1741,6 @@ TEST_F(small, request_pool_exhausted)
 	EXPECT_EQ(0, status_num("request_pool"));
 	EXPECT_STREQ("yes", status_str("exact_blk"));
 	EXPECT_EQ(16ULL, cnt(0, C_(rq_completed)));
-	EXPECT_EQ(2U, per_cpu_ptr(iowprobe_cpus, 0)->rq_nfree);
 	EXPECT_EQ(10ULL, peek(0, 30).a.blk_local_ns);
 }
 
@@ -1923,6 +1922,139 @@ TEST_F(sched, exited_row_kept_until_read)
 	EXPECT_EQ(-1, owner_fig(PID_OF(A), "wait_ns", 60));
 }
 
+/* procs_lines() - lines of the procs file for process @pid at @now */
+static int procs_lines(int pid, u64 now)
+{
+	const char *line;
+	int n = 0;
+
+	at(now);
+	for (line = strchr(show(procs_show), '\n') + 1; *line;
+	     line = strchr(line, '\n') + 1)
+		n += atoi(line) == pid;
+	return n;
+}
+
+/*
+ * A's pid is reused by a new process (another start time) while A's row
+ * still stands: the lookup without the lock finds no row of the new
+ * process, and the one under the lock marks A's row exited and makes a
+ * new one, which the new process's sleep books.
+ */
+TEST_F(sched, reused_pid_gets_a_row_of_its_own)
+{
+	struct kernel *k = &self->k;
+
+	at(0);
+	k_switch(k, 0, false, A);
+	at(10);
+	k_io_wait(k, A);
+	k_switch(k, 0, false, IDLE);
+	at(30);
+	k_wake(k, 1, A, 1, false);
+	EXPECT_EQ(1, procs_lines(PID_OF(A), 35));
+	k->t[A].ts.start_time += 1000;	/* the same pid, another process */
+	at(40);
+	k_switch(k, 1, false, A);
+	at(50);
+	k_io_wait(k, A);
+	k_switch(k, 1, false, IDLE);
+	at(55);
+	k_wake(k, 0, A, 0, false);
+	EXPECT_EQ(2, procs_lines(PID_OF(A), 60));
+	EXPECT_EQ(1, owner_fig(PID_OF(A), "exited", 60));  /* the old, first */
+	EXPECT_EQ(20, owner_fig(PID_OF(A), "wait_ns", 60));
+}
+
+/* ---- the pool's per-CPU caches (pool.h) ---- */
+
+#define POOL_N		64	/* 4 CPUs: each keeps 64 / 32 = 2 at most */
+
+/* pool_take() - @n gets on @cpu; how many came back non-NULL */
+static int pool_take(struct iowprobe_pool *p, int cpu, int n, int **objs)
+{
+	int got = 0;
+
+	shim_cpu = cpu;
+	while (n--) {
+		*objs = iowprobe_pool_get(p);
+		if (*objs) {
+			objs++;
+			got++;
+		}
+	}
+	return got;
+}
+
+static void pool_give(struct iowprobe_pool *p, int cpu, int n, int **objs)
+{
+	shim_cpu = cpu;
+	while (n--)
+		iowprobe_pool_put(p, *objs++);
+}
+
+/*
+ * A CPU's gets and puts stay in its cache and off the shared list: a get
+ * into an empty cache moves half a cache (1) plus the one it returns, a
+ * put into a full cache moves half of it back with the one put.
+ */
+TEST(pool_caches_keep_a_cpus_objects)
+{
+	static int objs[POOL_N], *held[POOL_N];
+	struct iowprobe_pool p;
+
+	ASSERT_EQ(0, iowprobe_pool_init(&p, objs, sizeof(objs[0]), POOL_N));
+	EXPECT_EQ(2U, p.cache_max);
+	EXPECT_EQ(1, pool_take(&p, 0, 1, held));
+	EXPECT_EQ(&objs[0], held[0]);	/* the first one first */
+	EXPECT_EQ(1U, per_cpu_ptr(p.cache, 0)->n);
+	EXPECT_EQ(62U, p.nfree);
+	EXPECT_EQ(1U, iowprobe_pool_used(&p));
+	pool_give(&p, 0, 1, held);
+	EXPECT_EQ(2U, per_cpu_ptr(p.cache, 0)->n);
+	EXPECT_EQ(62U, p.nfree);
+	EXPECT_EQ(0U, iowprobe_pool_used(&p));
+	/* got on CPU0, given back on CPU1: its cache fills, then spills */
+	EXPECT_EQ(4, pool_take(&p, 0, 4, held));
+	pool_give(&p, 1, 4, held);
+	EXPECT_EQ(2U, per_cpu_ptr(p.cache, 1)->n);
+	EXPECT_EQ(62U, p.nfree);
+	EXPECT_EQ(0U, iowprobe_pool_used(&p));
+	EXPECT_EQ(0, atomic64_read(&p.exhausted));
+	iowprobe_pool_destroy(&p);
+}
+
+/*
+ * Exhaustion with objects in another CPU's cache: the get fails (an
+ * object kept by an idle CPU is not taken from it: at most an eighth of
+ * the pool), the pool is overflowed, and from then on every put goes to
+ * the shared list, caches and all, until every object is back: only then
+ * is the pool exact again.
+ */
+TEST(pool_caches_overflow_and_settle)
+{
+	static int objs[POOL_N], *held[POOL_N + 1];
+	struct iowprobe_pool p;
+
+	ASSERT_EQ(0, iowprobe_pool_init(&p, objs, sizeof(objs[0]), POOL_N));
+	EXPECT_EQ(POOL_N, pool_take(&p, 0, POOL_N, held));
+	pool_give(&p, 1, 2, held);	/* CPU1 keeps them */
+	EXPECT_EQ(2U, per_cpu_ptr(p.cache, 1)->n);
+	EXPECT_EQ(0, pool_take(&p, 0, 1, &held[POOL_N]));
+	EXPECT_EQ(1, atomic64_read(&p.exhausted));
+	EXPECT_TRUE(p.overflowed);
+	pool_give(&p, 0, POOL_N - 3, &held[2]);
+	EXPECT_EQ(0U, per_cpu_ptr(p.cache, 0)->n);	/* all to the list */
+	EXPECT_TRUE(p.overflowed);
+	EXPECT_EQ(1U, iowprobe_pool_used(&p));
+	pool_give(&p, 1, 1, &held[POOL_N - 1]);
+	EXPECT_EQ(0U, per_cpu_ptr(p.cache, 1)->n);	/* spilled too */
+	EXPECT_EQ((unsigned int)POOL_N, p.nfree);
+	EXPECT_FALSE(p.overflowed);
+	EXPECT_EQ(0U, iowprobe_pool_used(&p));
+	iowprobe_pool_destroy(&p);
+}
+
 /* ---- load failures ---- */
 
 /*
@@ -1949,8 +2081,11 @@ TEST(load_fails_cleanly_without_memory)
 	}
 	shim_alloc_fail_after = -1;
 	EXPECT_EQ(0, ret);
-	/* per-CPU, 4 for the task table; devices, 2 for the request pool */
-	EXPECT_EQ(8, n);
+	/*
+	 * per-CPU, 5 for the task table (hash, locks, entries, the pool's
+	 * list and caches); devices, 3 for the request pool
+	 */
+	EXPECT_EQ(10, n);
 	if (!ret) {
 		iowprobe_blk_exit();
 		iowprobe_acct_exit();

@@ -136,6 +136,20 @@ void shim_irq_enable(void)
 	irqs_off[shim_cpu]--;
 }
 
+unsigned long shim_irq_save(void)
+{
+	check_cpu();
+	return irqs_off[shim_cpu]++;
+}
+
+void shim_irq_restore(unsigned long flags)
+{
+	check_cpu();
+	if ((unsigned long)irqs_off[shim_cpu] != flags + 1)
+		shim_bug("local_irq_restore out of order");
+	irqs_off[shim_cpu] = flags;
+}
+
 void shim_assert_irqs_off(void)
 {
 	check_cpu();

@@ -27,6 +27,9 @@ void shim_assert_irqs_off(void);
 /* interrupts off and on again around a probe the kernel calls so */
 void shim_irq_disable(void);
 void shim_irq_enable(void);
+/* local_irq_save() and local_irq_restore() (linux/irqflags.h) */
+unsigned long shim_irq_save(void);
+void shim_irq_restore(unsigned long flags);
 
 #define raw_spin_lock(l)	shim_lock(l)
 #define raw_spin_unlock(l)	shim_unlock(l)
