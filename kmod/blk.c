@@ -108,8 +108,8 @@ static struct hlist_head *rq_bucket(struct iowprobe_cpu *c,
 
 /*
  * rq_unlink() - take @rq's entry out of @c's hash; c->lock held.  Unlinked
- * without poisoning: the entry goes straight onto a free list, whose add
- * writes both links.
+ * without poisoning: the entry goes back to the pool, and the issue that
+ * takes it next links it into a hash, which writes both links.
  */
 static __always_inline struct iowprobe_entry *
 rq_unlink(struct iowprobe_cpu *c, struct request *rq)
