@@ -11,6 +11,7 @@
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/cpuhotplug.h>
+#include <linux/irqflags.h>
 #include <linux/percpu.h>
 #include <linux/rcupdate.h>
 #include <linux/sched/signal.h>
@@ -111,8 +112,9 @@ static void release(struct iowprobe_entry *e, bool dec)
 out:
 	/* its rows' locks nest in c->lock, as on the sleep path */
 	iowprobe_owners_wake(&e->task.wait, now, share);
-	raw_spin_unlock_irqrestore(&c->lock, flags);
+	/* here, where interrupts are off also for the free and seed paths */
 	iowprobe_entry_put(&iowprobe_tasks, e);
+	raw_spin_unlock_irqrestore(&c->lock, flags);
 }
 
 static void anomaly(int cpu)
@@ -389,8 +391,10 @@ static void seed_one(struct task_struct *p, enum iowprobe_switch_verdict v)
 	struct iowprobe_entry *e;
 	unsigned long flags;
 
+	local_irq_save(flags);	/* the pool's, as on the sleep path */
 	e = entry_for(p, cpu, v == IOWPROBE_SW_COUNT ? IOWPROBE_T_COUNTED :
 						      IOWPROBE_T_PENDING);
+	local_irq_restore(flags);
 	if (!e)
 		return;
 	raw_spin_lock_irqsave(&c->lock, flags);

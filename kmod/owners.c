@@ -25,6 +25,7 @@
 
 #include <linux/cgroup.h>
 #include <linux/hash.h>
+#include <linux/irqflags.h>
 #include <linux/kdev_t.h>
 #include <linux/log2.h>
 #include <linux/rculist.h>
@@ -133,9 +134,14 @@ static struct iowprobe_owner *row_alloc(struct owner_set *s)
 	return iowprobe_pool_get(&s->pool);
 }
 
+/* row_free() - from the reaper, where interrupts are on */
 static void row_free(struct owner_set *s, struct iowprobe_owner *o)
 {
+	unsigned long flags;
+
+	local_irq_save(flags);
 	iowprobe_pool_put(&s->pool, o);
+	local_irq_restore(flags);
 }
 
 /* row_exit() - @o's process is gone: out of the hash; its bucket locked */

@@ -5,8 +5,9 @@
  * their entries from, so that no probe ever allocates
  *
  * Each CPU keeps a few free objects of its own, taken and given back with
- * interrupts off and no lock; only a CPU whose cache runs empty or full
- * takes the shared list's lock, to move half a cache at once.  So a sleep
+ * interrupts off (every caller has them off already: the probes, and the
+ * locks their callers hold) and no lock; only a CPU whose cache runs empty
+ * or full takes the shared list's lock, to move half a cache at once.  So a sleep
  * and its wakeup, or a request's issue and completion, write no cache
  * line another CPU writes, but one in IOWPROBE_POOL_CACHE / 2 times
  * (doc/design.md#concurrency).  The get and put are inline: they are on
@@ -16,7 +17,7 @@
 #define IOWPROBE_POOL_H
 
 #include <linux/atomic.h>
-#include <linux/irqflags.h>
+#include <linux/lockdep.h>
 #include <linux/percpu.h>
 #include <linux/spinlock.h>
 #include <linux/types.h>
@@ -38,8 +39,8 @@ struct iowprobe_pool_cache {
  * them on @free, the rest lent out or in the CPUs' caches
  * @cache:      each CPU's free objects
  * @lock:       over @free, @nfree and @overflowed; a leaf (nothing is
- *              taken inside it), taken irqsave, also inside a CPU's lock
- *              or a hash bucket's
+ *              taken inside it), taken with interrupts off, also inside a
+ *              CPU's lock or a row hash's bucket lock
  * @cache_max:  objects a CPU keeps, at most: so that the caches never hold
  *              more than an eighth of the pool where another CPU may find
  *              it empty; 0 (a small pool on many CPUs) keeps none
@@ -68,15 +69,16 @@ void iowprobe_pool_spill(struct iowprobe_pool *p,
 unsigned int iowprobe_pool_used(const struct iowprobe_pool *p);
 void iowprobe_pool_settle(struct iowprobe_pool *p);
 
-/* iowprobe_pool_get() - an unused object, or NULL (counted) if none is left */
+/*
+ * iowprobe_pool_get() - an unused object, or NULL (counted) if none is
+ * left; interrupts off
+ */
 static __always_inline void *iowprobe_pool_get(struct iowprobe_pool *p)
 {
 	struct iowprobe_pool_cache *pc;
-	unsigned long flags;
 	void *obj;
 
-	/* the wakeup paths already run with interrupts off: a flag save */
-	local_irq_save(flags);
+	lockdep_assert_irqs_disabled();
 	pc = this_cpu_ptr(p->cache);
 	if (likely(pc->n)) {
 		obj = pc->obj[pc->n - 1];
@@ -84,18 +86,16 @@ static __always_inline void *iowprobe_pool_get(struct iowprobe_pool *p)
 	} else {
 		obj = iowprobe_pool_refill(p, pc);
 	}
-	local_irq_restore(flags);
 	return obj;
 }
 
-/* iowprobe_pool_put() - @obj, got from @p, is unused again */
+/* iowprobe_pool_put() - @obj, got from @p, is unused again; interrupts off */
 static __always_inline void iowprobe_pool_put(struct iowprobe_pool *p,
 					      void *obj)
 {
 	struct iowprobe_pool_cache *pc;
-	unsigned long flags;
 
-	local_irq_save(flags);
+	lockdep_assert_irqs_disabled();
 	pc = this_cpu_ptr(p->cache);
 	if (likely(pc->n < p->cache_max && !READ_ONCE(p->overflowed))) {
 		pc->obj[pc->n] = obj;
@@ -103,7 +103,6 @@ static __always_inline void iowprobe_pool_put(struct iowprobe_pool *p,
 	} else {
 		iowprobe_pool_spill(p, pc, obj);
 	}
-	local_irq_restore(flags);
 }
 
 #endif /* IOWPROBE_POOL_H */

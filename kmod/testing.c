@@ -33,10 +33,13 @@ static void use_after_free(void)
 {
 	struct iowprobe_table t;
 	struct iowprobe_entry *e;
+	unsigned long flags;
 
 	if (iowprobe_table_init(&t, "test", 16, true))
 		return;
+	local_irq_save(flags);	/* as a probe takes it */
 	e = iowprobe_entry_get(&t);
+	local_irq_restore(flags);
 	iowprobe_table_destroy(&t);
 	if (e)
 		pr_info("test_use_after_free: read key %p of a freed entry\n",

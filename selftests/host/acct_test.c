@@ -1970,12 +1970,16 @@ TEST_F(sched, reused_pid_gets_a_row_of_its_own)
 
 #define POOL_N		64	/* 4 CPUs: each keeps 64 / 32 = 2 at most */
 
-/* pool_take() - @n gets on @cpu; how many came back non-NULL */
+/*
+ * pool_take() - @n gets on @cpu, with interrupts off as in a probe; how
+ * many came back non-NULL
+ */
 static int pool_take(struct iowprobe_pool *p, int cpu, int n, int **objs)
 {
 	int got = 0;
 
 	shim_cpu = cpu;
+	shim_irq_disable();
 	while (n--) {
 		*objs = iowprobe_pool_get(p);
 		if (*objs) {
@@ -1983,14 +1987,17 @@ static int pool_take(struct iowprobe_pool *p, int cpu, int n, int **objs)
 			got++;
 		}
 	}
+	shim_irq_enable();
 	return got;
 }
 
 static void pool_give(struct iowprobe_pool *p, int cpu, int n, int **objs)
 {
 	shim_cpu = cpu;
+	shim_irq_disable();
 	while (n--)
 		iowprobe_pool_put(p, *objs++);
+	shim_irq_enable();
 }
 
 /*
