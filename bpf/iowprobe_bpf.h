@@ -171,7 +171,7 @@ struct iowprobe_bpf_cpu {
  * IOWPROBE_BPF_LAYOUT with any change to the shape of a pinned map or of
  * the program's global data.
  */
-#define IOWPROBE_BPF_LAYOUT	9
+#define IOWPROBE_BPF_LAYOUT	10
 
 struct iowprobe_bpf_meta {
 	__u64 layout;
@@ -361,7 +361,9 @@ static __always_inline __u32 iowprobe_bpf_rq_bytes(__u64 info)
 
 /*
  * struct iowprobe_bpf_stats - what the program could not follow, global
- * @tasks_full:    iowait sleeps not followed: the tasks map was full
+ * @tasks_full:    iowait sleeps not followed: no entry for the task (the
+ *                 tasks map full; task storage out of memory, or busy on
+ *                 this CPU: another task storage user nested)
  * @rqs_full:      requests not followed: their bucket was full
  * @pending_full:  6.12 delayed sleeps not followed: no free parking slot
  * @clock_deferred: count clock updates left to the next one (lost every
