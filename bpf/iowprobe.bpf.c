@@ -143,6 +143,18 @@ static __u64 followed __attribute__((aligned(64)));
 static __u64 tasks_freed __attribute__((aligned(64)));
 struct iowprobe_bpf_stats stats __attribute__((aligned(64)));
 
+/*
+ * 6.1's task storage: wakeups that could not look their task up (another
+ * task storage user, interrupted on this CPU, held its busy count), each
+ * the task and the instant, ended when the task is next switched in (its
+ * first run after the wakeup, with interrupts off); late_nr counts the
+ * slots taken, so that a switch reads one word while there are none.
+ */
+#define IOWPROBE_BPF_LATE	8
+static __u64 late_task[IOWPROBE_BPF_LATE] __attribute__((aligned(64)));
+static __u64 late_at[IOWPROBE_BPF_LATE];
+static __u64 late_nr;
+
 /* commit 2f064a59a11f ("sched: Change task_struct::state"), v5.14 */
 struct task_struct___state {
 	unsigned int __state;
@@ -651,8 +663,8 @@ task_entry(struct task_struct *p, bool make)
 }
 
 /*
- * claim_task() - end the following of task @p; its entry as it was, in @t,
- * read before the entry can be reused
+ * claim_entry() - end the following of task @p, whose entry is @e (NULL:
+ * none); its entry as it was, in @t, read before the entry can be reused
  * Return: its state before, or DEAD when it was not followed.
  *
  * Exactly one event ends a sleep: each claimer (wakeup, waking migration,
@@ -665,10 +677,10 @@ task_entry(struct task_struct *p, bool make)
  * this program ends (the wakeup and the migration run before the task can
  * run again, the free after it has died).
  */
-static __always_inline __u64 claim_task(struct task_struct *p,
-					struct iowprobe_bpf_task *t)
+static __always_inline __u64 claim_entry(struct iowprobe_bpf_task *e,
+					 struct task_struct *p,
+					 struct iowprobe_bpf_task *t)
 {
-	struct iowprobe_bpf_task *e = task_entry(p, false);
 	__u64 s, key = (__u64)p;
 
 	t->state = IOWPROBE_BPF_DEAD;
@@ -685,6 +697,12 @@ static __always_inline __u64 claim_task(struct task_struct *p,
 	if (bpf_map_delete_elem(&tasks, &key))
 		stat_inc(&stats.map_busy);	/* a DEAD entry stays behind */
 	return s;
+}
+
+static __always_inline __u64 claim_task(struct task_struct *p,
+					struct iowprobe_bpf_task *t)
+{
+	return claim_entry(task_entry(p, false), p, t);
 }
 
 /*
@@ -985,6 +1003,36 @@ __noinline int reconcile(struct iowprobe_bpf_cpu *c, __u32 cpu, __u64 now,
 }
 
 /*
+ * late_claim() - @p is switched in: if its wakeup was left to now, end its
+ * sleep as that wakeup would have, at the wakeup's instant.  The wakeup
+ * came first (the task cannot run before it) and wrote its slot whole;
+ * the instant is read before the slot is freed to the next.
+ */
+static __always_inline void late_claim(struct task_struct *p)
+{
+	struct iowprobe_bpf_task t;
+	__u64 at = 0, s;
+	int i;
+
+	for (i = 0; i < IOWPROBE_BPF_LATE; i++) {
+		if (READ_ONCE(late_task[i]) != (__u64)p)
+			continue;
+		at = READ_ONCE(late_at[i]);
+		if (cas(&late_task[i], (__u64)p, 0))
+			break;
+	}
+	if (i >= IOWPROBE_BPF_LATE)
+		return;
+	__sync_fetch_and_add(&late_nr, -1);
+	s = claim_task(p, &t);
+	if (s == IOWPROBE_BPF_DEAD)
+		return;		/* not followed after all */
+	stat_inc(&stats.late_wakeups);
+	release_at(&t, iowprobe_wakeup_action(iowprobe_bpf_kind(s)) ==
+		       IOWPROBE_W_DEC, at);
+}
+
+/*
  * on_switch() - @prev leaves this CPU for @next; @rq_seen: the kernel's
  * nr_iowait can be read (pending_blocked())
  */
@@ -1014,6 +1062,8 @@ static __always_inline int on_switch(bool preempt, struct task_struct *prev,
 	if (READ_ONCE(c->pending_nr))
 		want = was_idle || idle ? IOWPROBE_BPF_PENDING :
 		       pending_blocked(c, rq_seen, v == IOWPROBE_SW_COUNT);
+	if (READ_ONCE(late_nr))
+		late_claim(next);
 	if (v == IOWPROBE_SW_NONE && was_idle == idle && c->inited && !want)
 		return 0;	/* the common case: nothing shared touched */
 	now = bpf_ktime_get_ns();
@@ -1177,17 +1227,43 @@ int BPF_PROG(iow_migrate, struct task_struct *p, int dest_cpu)
 	return 0;
 }
 
+/*
+ * late_note() - the wakeup of @p at @now could not look it up in task
+ * storage: left to its switch in (late_claim()); a task not followed
+ * after all is found so there and dropped.  With every slot taken it is
+ * left to its next sleep or its free, which end it as a wakeup never seen.
+ */
+static __always_inline void late_note(struct task_struct *p, __u64 now)
+{
+	int i;
+
+#pragma unroll
+	for (i = 0; i < IOWPROBE_BPF_LATE; i++) {
+		if (READ_ONCE(late_task[i]) || !cas(&late_task[i], 0, (__u64)p))
+			continue;
+		WRITE_ONCE(late_at[i], now);
+		__sync_fetch_and_add(&late_nr, 1);
+		return;
+	}
+	stat_inc(&stats.late_full);
+}
+
 SEC("tp_btf/sched_wakeup")
 int BPF_PROG(iow_wakeup, struct task_struct *p)
 {
-	struct iowprobe_bpf_task t;
+	struct iowprobe_bpf_task t, *e;
 	__u64 s, now;
 
 	/* in_iowait is still set: the task restores it after the wakeup */
 	if (!READ_ONCE(followed) || !task_in_iowait(p))
 		return 0;
 	now = bpf_ktime_get_ns();	/* the wait ends here, not after ours */
-	s = claim_task(p, &t);
+	e = task_entry(p, false);
+	if (!e && task_storage && p->bpf_storage) {
+		late_note(p, now);
+		return 0;
+	}
+	s = claim_entry(e, p, &t);
 	if (s != IOWPROBE_BPF_DEAD)
 		release_at(&t, iowprobe_wakeup_action(iowprobe_bpf_kind(s)) ==
 			       IOWPROBE_W_DEC, now);

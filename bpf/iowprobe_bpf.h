@@ -384,6 +384,11 @@ static __always_inline __u32 iowprobe_bpf_rq_bytes(__u64 info)
  *                 next one traced (its prev is not what the last one put
  *                 on the CPU): the time between stays booked as the last
  *                 one left it
+ * @late_wakeups:  6.1's task storage: wakeups that found it busy (another
+ *                 user interrupted on their CPU), ended at the task's
+ *                 switch in, as of the wakeup
+ * @late_full:     ... that found no slot to wait in: ended by the task's
+ *                 next sleep or its free, as a wakeup never seen (anomaly)
  */
 struct iowprobe_bpf_stats {
 	__u64 tasks_full;
@@ -402,6 +407,8 @@ struct iowprobe_bpf_stats {
 	__u64 share_lost;
 	__u64 blk_full;
 	__u64 untraced_switches;
+	__u64 late_wakeups;
+	__u64 late_full;
 };
 
 #endif /* IOWPROBE_BPF_H */

@@ -662,8 +662,9 @@ static void report_stats(void)
 			"rqs_full %llu clock_deferred %llu map_busy %llu "
 			"rq_anomalies %llu delayed_parked %llu "
 			"delayed_blocked %llu late_block %llu seeded %llu "
-			"seed_raced %llu blk_full %llu task_storage %d "
-			"untraced_switches %llu\n",
+			"seed_raced %llu blk_full %llu late_wakeups %llu "
+			"late_full %llu task_storage %d untraced_switches "
+			"%llu\n",
 			(unsigned long long)x->tasks_full,
 			(unsigned long long)x->pending_full,
 			(unsigned long long)x->rqs_full,
@@ -676,6 +677,8 @@ static void report_stats(void)
 			(unsigned long long)x->seeded,
 			(unsigned long long)x->seed_raced,
 			(unsigned long long)x->blk_full,
+			(unsigned long long)x->late_wakeups,
+			(unsigned long long)x->late_full,
 			st.skel && st.skel->rodata->task_storage,
 			(unsigned long long)x->untraced_switches);
 	if (x->untraced_switches)
