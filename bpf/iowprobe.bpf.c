@@ -1283,7 +1283,12 @@ int BPF_PROG(iow_free, struct task_struct *p)
 	/* before the task struct can be reused: no issuer cache names it */
 	__sync_fetch_and_add(&tasks_freed, 1);
 	owners_exited(p, bpf_ktime_get_ns());
-	if (!READ_ONCE(followed))
+	/*
+	 * a task that never slept in iowait has no task storage: one load,
+	 * where the lookup (with interrupts on, here) would hold 6.1's busy
+	 * count against a wakeup interrupting it (late_note())
+	 */
+	if (!READ_ONCE(followed) || (task_storage && !p->bpf_storage))
 		return 0;
 	s = claim_task(p, &t);
 	if (s == IOWPROBE_BPF_DEAD)
