@@ -38,14 +38,15 @@
  * of the same clock (counted in clock_deferred).  README.bpf.md has the
  * derivation.
  *
- * Per-task state lives in a preallocated hash map, per-request state in a
- * table of fixed slots (the requests map).  An entry is ended by exactly
- * one event (a wakeup, a migration, a free, a completion): a task's by
- * exchanging its state word with DEAD before deleting it, a request's by
- * freeing its slot with compare-and-swap; the 6.12 reconcile and the load
- * balancer's move only compare-and-swap a PENDING state of their own CPU,
- * under that CPU's runqueue lock, so a recycled element is never mistaken
- * for another task.
+ * Per-task state lives in the kernel's task storage (a preallocated hash
+ * map where that is unsafe: task_entry()), per-request state in a table of
+ * fixed slots (the requests map).  An entry is ended by exactly one event
+ * (a wakeup, a migration, a free, a completion): a task's by exchanging
+ * its state word with DEAD (claim_task()), a request's by freeing its
+ * slot with compare-and-swap; the 6.12 reconcile and the load balancer's
+ * move only compare-and-swap a PENDING state of their own CPU, under that
+ * CPU's runqueue lock, so a recycled element is never mistaken for
+ * another task.
  */
 #include "vmlinux.h"
 #include <bpf/bpf_core_read.h>
@@ -93,6 +94,24 @@ struct {
 	__type(value, struct iowprobe_bpf_kview);
 } k_load SEC(".maps");
 
+/*
+ * The followed tasks: each task's entry in the kernel's own task storage
+ * where iowstat may create it under the runqueue lock (task_storage set),
+ * else in a preallocated hash map keyed by the task (iowstat sets its
+ * entries to 1 when unused).  user/bpf/backend_bpf.c's tasks_mode() says
+ * which, and README.bpf.md why.
+ */
+const volatile bool task_storage;
+/* ... and the parked sleepers of 6.12 are found by pid (reconcile_slot()) */
+const volatile bool parked_by_pid;
+
+struct {
+	__uint(type, BPF_MAP_TYPE_TASK_STORAGE);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, int);
+	__type(value, struct iowprobe_bpf_task);
+} task_store SEC(".maps");
+
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);	/* preallocated */
 	__uint(max_entries, IOWPROBE_TASKS_DEFAULT);
@@ -123,6 +142,18 @@ struct iowprobe_cc disk_clock __attribute__((aligned(64)));
 static __u64 followed __attribute__((aligned(64)));
 static __u64 tasks_freed __attribute__((aligned(64)));
 struct iowprobe_bpf_stats stats __attribute__((aligned(64)));
+
+/*
+ * 6.1's task storage: wakeups that could not look their task up (another
+ * task storage user, interrupted on this CPU, held its busy count), each
+ * the task and the instant, ended when the task is next switched in (its
+ * first run after the wakeup, with interrupts off); late_nr counts the
+ * slots taken, so that a switch reads one word while there are none.
+ */
+#define IOWPROBE_BPF_LATE	8
+static __u64 late_task[IOWPROBE_BPF_LATE] __attribute__((aligned(64)));
+static __u64 late_at[IOWPROBE_BPF_LATE];
+static __u64 late_nr;
 
 /* commit 2f064a59a11f ("sched: Change task_struct::state"), v5.14 */
 struct task_struct___state {
@@ -610,14 +641,47 @@ static __always_inline void unpark(struct iowprobe_bpf_cpu *c, __u32 slot)
 }
 
 /*
- * claim_task() - end the following of task @p; its entry as it was, in @t,
- * read before the entry can be reused
- * Return: its state before, or DEAD when it was not followed.
+ * task_entry() - @p's entry, NULL when it has none; with @make, a task
+ * storage entry is made for it (zeroed: DEAD) if it has none yet
+ *
+ * A task storage entry lives as long as its task (the kernel frees it
+ * with the task struct), so after a task's first sleep its entry is only
+ * found again: no allocation, no delete, no hash.  NULL also when another
+ * task storage user holds this CPU's busy count (6.1: any lookup; later
+ * kernels: the making only): the callers count what they could not follow.
  */
-static __always_inline __u64 claim_task(__u64 p, struct iowprobe_bpf_task *t)
+static __always_inline struct iowprobe_bpf_task *
+task_entry(struct task_struct *p, bool make)
 {
-	struct iowprobe_bpf_task *e = bpf_map_lookup_elem(&tasks, &p);
-	__u64 s;
+	__u64 key = (__u64)p;
+
+	if (task_storage)
+		return bpf_task_storage_get(&task_store, p, NULL,
+					    make ? BPF_LOCAL_STORAGE_GET_F_CREATE :
+						   0);
+	return bpf_map_lookup_elem(&tasks, &key);
+}
+
+/*
+ * claim_entry() - end the following of task @p, whose entry is @e (NULL:
+ * none); its entry as it was, in @t, read before the entry can be reused
+ * Return: its state before, or DEAD when it was not followed.
+ *
+ * Exactly one event ends a sleep: each claimer (wakeup, waking migration,
+ * free, the seed's second look, a missed wakeup found by the next sleep)
+ * exchanges the state with DEAD and acts only on a live state it got; the
+ * 6.12 reconcile and move compare-and-swap a PENDING state of their own.
+ * The copy after the exchange is the sleep's: a hash element is deleted
+ * only after it, and a task storage entry, the task's own for life, is
+ * written again only by the task's next sleep, which cannot come before
+ * this program ends (the wakeup and the migration run before the task can
+ * run again, the free after it has died).
+ */
+static __always_inline __u64 claim_entry(struct iowprobe_bpf_task *e,
+					 struct task_struct *p,
+					 struct iowprobe_bpf_task *t)
+{
+	__u64 s, key = (__u64)p;
 
 	t->state = IOWPROBE_BPF_DEAD;
 	if (!e)
@@ -628,9 +692,17 @@ static __always_inline __u64 claim_task(__u64 p, struct iowprobe_bpf_task *t)
 	*t = *e;
 	t->state = s;
 	__sync_fetch_and_add(&followed, -1);
-	if (bpf_map_delete_elem(&tasks, &p))
+	if (task_storage)
+		return s;	/* kept, DEAD, for the task's next sleep */
+	if (bpf_map_delete_elem(&tasks, &key))
 		stat_inc(&stats.map_busy);	/* a DEAD entry stays behind */
 	return s;
+}
+
+static __always_inline __u64 claim_task(struct task_struct *p,
+					struct iowprobe_bpf_task *t)
+{
+	return claim_entry(task_entry(p, false), p, t);
 }
 
 /*
@@ -680,25 +752,49 @@ static __always_inline void release(const struct iowprobe_bpf_task *t,
 }
 
 /*
- * publish_task() - insert @t for @p; a stale entry is an anomaly
+ * publish_task() - follow @p from its entry @t on; a live entry found is a
+ * wakeup we never saw (6.1: its lookup found task storage busy), ended now
+ * as an anomaly
  *
  * @followed goes up before the task can be woken: its waker waits for
  * p->on_cpu == 0 (or runs on this CPU after the switch), which the
  * scheduler stores with release semantics after this program.
  */
-static __always_inline int publish_task(__u64 p, struct iowprobe_bpf_task *t)
+static __always_inline int publish_task(struct task_struct *p,
+					struct iowprobe_bpf_task *t)
 {
-	struct iowprobe_bpf_task old;
+	struct iowprobe_bpf_task old, *e;
+	__u64 key = (__u64)p;
 	int err;
 
-	err = bpf_map_update_elem(&tasks, &p, t, BPF_NOEXIST);
+	if (task_storage) {
+		e = task_entry(p, true);
+		if (!e)
+			return -1;
+		if (READ_ONCE(e->state) != IOWPROBE_BPF_DEAD &&
+		    claim_task(p, &old) != IOWPROBE_BPF_DEAD) {
+			anomaly(iowprobe_bpf_cpu_of(old.state));
+			release(&old, false);
+		}
+		e->t_sleep = t->t_sleep;
+		e->share_snap = t->share_snap;
+		e->blk_snap = t->blk_snap;
+		e->blk_way = t->blk_way;
+		e->proc = t->proc;
+		e->cgroup = t->cgroup;
+		e->kind = t->kind;
+		/* xchg, fully ordered: a claimer that sees the state sees all */
+		__sync_lock_test_and_set(&e->state, t->state);
+		__sync_fetch_and_add(&followed, 1);
+		return 0;
+	}
+	err = bpf_map_update_elem(&tasks, &key, t, BPF_NOEXIST);
 	if (err == -EEXIST) {
-		/* a wakeup we never saw */
 		if (claim_task(p, &old) != IOWPROBE_BPF_DEAD) {
 			anomaly(iowprobe_bpf_cpu_of(old.state));
 			release(&old, false);
 		}
-		err = bpf_map_update_elem(&tasks, &p, t, BPF_ANY);
+		err = bpf_map_update_elem(&tasks, &key, t, BPF_ANY);
 	}
 	if (!err)
 		__sync_fetch_and_add(&followed, 1);
@@ -734,7 +830,7 @@ static __always_inline void follow(struct iowprobe_bpf_cpu *c, __u32 cpu,
 		}
 		t.state = iowprobe_bpf_state(IOWPROBE_T_PENDING, cpu, slot);
 		owners_sleep(&t, p, now);
-		if (publish_task((__u64)p, &t)) {
+		if (publish_task(p, &t)) {
 			unpark(c, slot);
 			forget(c, &t);
 			stat_inc(&stats.tasks_full);
@@ -747,7 +843,7 @@ static __always_inline void follow(struct iowprobe_bpf_cpu *c, __u32 cpu,
 	t.state = iowprobe_bpf_state(IOWPROBE_T_COUNTED, cpu, 0);
 	t.share_snap = sc_add(&c->share, 1, sc_idle(c), now);
 	owners_sleep(&t, p, now);
-	if (publish_task((__u64)p, &t)) {
+	if (publish_task(p, &t)) {
 		forget(c, &t);
 		stat_inc(&stats.tasks_full);
 		return;
@@ -780,24 +876,16 @@ static __always_inline int pending_blocked(struct iowprobe_bpf_cpu *c,
 }
 
 /*
- * reconcile_slot() - 6.12: count the parked sleeper of slot @i of @c if a
- * pick has blocked it since; 1 if so
+ * count_parked() - 6.12: the parked sleeper of slot @i of @c, whose entry is
+ * @e, found blocked at @now: counted, unless its wakeup claimed it first;
+ * 1 if counted
  */
-__noinline int reconcile_slot(struct iowprobe_bpf_cpu *c, __u32 cpu, int i,
-			      __u64 now)
+static __always_inline int count_parked(struct iowprobe_bpf_cpu *c, __u32 cpu,
+					int i, __u64 now,
+					struct iowprobe_bpf_task *e)
 {
-	struct iowprobe_bpf_task *e;
-	__u64 p, want, counted, snap;
+	__u64 want, counted, snap;
 
-	if (!c || i < 0 || i >= IOWPROBE_BPF_PENDING ||
-	    !(READ_ONCE(c->pending_mask[i / 64]) & (1ULL << (i % 64))))
-		return 0;
-	p = READ_ONCE(c->pending[i]);
-	if (!p || task_on_rq_probed((struct task_struct *)p))
-		return 0;
-	e = bpf_map_lookup_elem(&tasks, &p);
-	if (!e)
-		return 0;
 	want = iowprobe_bpf_state(IOWPROBE_T_PENDING, cpu, i);
 	counted = iowprobe_bpf_state(IOWPROBE_T_COUNTED, cpu, 0);
 	/* noted before it is counted: a wakeup that claims it COUNTED finds it */
@@ -811,6 +899,46 @@ __noinline int reconcile_slot(struct iowprobe_bpf_cpu *c, __u32 cpu, int i,
 	}
 	unpark(c, i);
 	return 1;
+}
+
+/*
+ * reconcile_slot() - 6.12: count the parked sleeper of slot @i of @c if a
+ * pick has blocked it since; 1 if so
+ *
+ * The slot holds the task's address, a number to the verifier, which task
+ * storage does not take: there the task is found again by its pid
+ * (bpf_task_from_pid(), 6.2) and taken only if it is still that task.
+ */
+__noinline int reconcile_slot(struct iowprobe_bpf_cpu *c, __u32 cpu, int i,
+			      __u64 now)
+{
+	struct iowprobe_bpf_task *e;
+	struct task_struct *t;
+	int n = 0;
+	__u64 p;
+
+	if (!c || i < 0 || i >= IOWPROBE_BPF_PENDING ||
+	    !(READ_ONCE(c->pending_mask[i / 64]) & (1ULL << (i % 64))))
+		return 0;
+	p = READ_ONCE(c->pending[i]);
+	if (!p || task_on_rq_probed((struct task_struct *)p))
+		return 0;
+	if (!task_storage) {
+		e = bpf_map_lookup_elem(&tasks, &p);
+		return e ? count_parked(c, cpu, i, now, e) : 0;
+	}
+	if (!parked_by_pid)
+		return 0;
+	t = bpf_task_from_pid(BPF_CORE_READ((struct task_struct *)p, pid));
+	if (!t)
+		return 0;
+	if ((__u64)t == p) {
+		e = bpf_task_storage_get(&task_store, t, NULL, 0);
+		if (e)
+			n = count_parked(c, cpu, i, now, e);
+	}
+	bpf_task_release(t);
+	return n;
 }
 
 /*
@@ -875,6 +1003,36 @@ __noinline int reconcile(struct iowprobe_bpf_cpu *c, __u32 cpu, __u64 now,
 }
 
 /*
+ * late_claim() - @p is switched in: if its wakeup was left to now, end its
+ * sleep as that wakeup would have, at the wakeup's instant.  The wakeup
+ * came first (the task cannot run before it) and wrote its slot whole;
+ * the instant is read before the slot is freed to the next.
+ */
+static __always_inline void late_claim(struct task_struct *p)
+{
+	struct iowprobe_bpf_task t;
+	__u64 at = 0, s;
+	int i;
+
+	for (i = 0; i < IOWPROBE_BPF_LATE; i++) {
+		if (READ_ONCE(late_task[i]) != (__u64)p)
+			continue;
+		at = READ_ONCE(late_at[i]);
+		if (cas(&late_task[i], (__u64)p, 0))
+			break;
+	}
+	if (i >= IOWPROBE_BPF_LATE)
+		return;
+	__sync_fetch_and_add(&late_nr, -1);
+	s = claim_task(p, &t);
+	if (s == IOWPROBE_BPF_DEAD)
+		return;		/* not followed after all */
+	stat_inc(&stats.late_wakeups);
+	release_at(&t, iowprobe_wakeup_action(iowprobe_bpf_kind(s)) ==
+		       IOWPROBE_W_DEC, at);
+}
+
+/*
  * on_switch() - @prev leaves this CPU for @next; @rq_seen: the kernel's
  * nr_iowait can be read (pending_blocked())
  */
@@ -904,6 +1062,8 @@ static __always_inline int on_switch(bool preempt, struct task_struct *prev,
 	if (READ_ONCE(c->pending_nr))
 		want = was_idle || idle ? IOWPROBE_BPF_PENDING :
 		       pending_blocked(c, rq_seen, v == IOWPROBE_SW_COUNT);
+	if (READ_ONCE(late_nr))
+		late_claim(next);
 	if (v == IOWPROBE_SW_NONE && was_idle == idle && c->inited && !want)
 		return 0;	/* the common case: nothing shared touched */
 	now = bpf_ktime_get_ns();
@@ -1006,8 +1166,8 @@ int BPF_PROG(iow_cpuhp_exit, unsigned int cpu, int state, int idx, int ret)
 }
 
 /* move() - 6.12: the load balancer moved a parked sleeper to @dest */
-static __always_inline void move(struct iowprobe_bpf_task *e, __u64 p,
-				 __u64 s, __u32 dest)
+static __always_inline void move(struct iowprobe_bpf_task *e,
+				 struct task_struct *p, __u64 s, __u32 dest)
 {
 	struct iowprobe_bpf_cpu *from = cpu_state(iowprobe_bpf_cpu_of(s));
 	struct iowprobe_bpf_cpu *to = cpu_state(dest);
@@ -1017,7 +1177,7 @@ static __always_inline void move(struct iowprobe_bpf_task *e, __u64 p,
 
 	if (!from || !to)
 		return;
-	slot = park(to, p);
+	slot = park(to, (__u64)p);
 	if (slot < 0) {		/* stop following: it would go uncounted */
 		stat_inc(&stats.pending_full);
 		claim_task(p, &t);
@@ -1035,13 +1195,13 @@ static __always_inline void move(struct iowprobe_bpf_task *e, __u64 p,
 SEC("tp_btf/sched_migrate_task")
 int BPF_PROG(iow_migrate, struct task_struct *p, int dest_cpu)
 {
-	__u64 key = (__u64)p, s;
 	struct iowprobe_bpf_task *e, t;
 	int waking;
+	__u64 s;
 
 	if (!READ_ONCE(followed) || !task_in_iowait(p))
 		return 0;
-	e = bpf_map_lookup_elem(&tasks, &key);
+	e = task_entry(p, false);
 	if (!e)
 		return 0;
 	s = READ_ONCE(e->state);
@@ -1052,13 +1212,13 @@ int BPF_PROG(iow_migrate, struct task_struct *p, int dest_cpu)
 	case IOWPROBE_W_DEC:
 	case IOWPROBE_W_DROP:
 		/* decide again on the state actually claimed */
-		s = claim_task(key, &t);
+		s = claim_task(p, &t);
 		release(&t, iowprobe_migrate_action(waking,
 						    iowprobe_bpf_kind(s)) ==
 			    IOWPROBE_W_DEC);
 		break;
 	case IOWPROBE_W_MOVE:
-		move(e, key, s, dest_cpu);
+		move(e, p, s, dest_cpu);
 		break;
 	default:
 		anomaly(iowprobe_bpf_cpu_of(s));
@@ -1067,17 +1227,43 @@ int BPF_PROG(iow_migrate, struct task_struct *p, int dest_cpu)
 	return 0;
 }
 
+/*
+ * late_note() - the wakeup of @p at @now could not look it up in task
+ * storage: left to its switch in (late_claim()); a task not followed
+ * after all is found so there and dropped.  With every slot taken it is
+ * left to its next sleep or its free, which end it as a wakeup never seen.
+ */
+static __always_inline void late_note(struct task_struct *p, __u64 now)
+{
+	int i;
+
+#pragma unroll
+	for (i = 0; i < IOWPROBE_BPF_LATE; i++) {
+		if (READ_ONCE(late_task[i]) || !cas(&late_task[i], 0, (__u64)p))
+			continue;
+		WRITE_ONCE(late_at[i], now);
+		__sync_fetch_and_add(&late_nr, 1);
+		return;
+	}
+	stat_inc(&stats.late_full);
+}
+
 SEC("tp_btf/sched_wakeup")
 int BPF_PROG(iow_wakeup, struct task_struct *p)
 {
-	struct iowprobe_bpf_task t;
+	struct iowprobe_bpf_task t, *e;
 	__u64 s, now;
 
 	/* in_iowait is still set: the task restores it after the wakeup */
 	if (!READ_ONCE(followed) || !task_in_iowait(p))
 		return 0;
 	now = bpf_ktime_get_ns();	/* the wait ends here, not after ours */
-	s = claim_task((__u64)p, &t);
+	e = task_entry(p, false);
+	if (!e && task_storage && p->bpf_storage) {
+		late_note(p, now);
+		return 0;
+	}
+	s = claim_entry(e, p, &t);
 	if (s != IOWPROBE_BPF_DEAD)
 		release_at(&t, iowprobe_wakeup_action(iowprobe_bpf_kind(s)) ==
 			       IOWPROBE_W_DEC, now);
@@ -1097,9 +1283,14 @@ int BPF_PROG(iow_free, struct task_struct *p)
 	/* before the task struct can be reused: no issuer cache names it */
 	__sync_fetch_and_add(&tasks_freed, 1);
 	owners_exited(p, bpf_ktime_get_ns());
-	if (!READ_ONCE(followed))
+	/*
+	 * a task that never slept in iowait has no task storage: one load,
+	 * where the lookup (with interrupts on, here) would hold 6.1's busy
+	 * count against a wakeup interrupting it (late_note())
+	 */
+	if (!READ_ONCE(followed) || (task_storage && !p->bpf_storage))
 		return 0;
-	s = claim_task((__u64)p, &t);
+	s = claim_task(p, &t);
 	if (s == IOWPROBE_BPF_DEAD)
 		return 0;
 	anomaly(iowprobe_bpf_cpu_of(s));
@@ -1151,7 +1342,7 @@ int iow_seed(struct bpf_iter__task *ctx)
 	/* another CPU's state, read racily: right but for a switch meanwhile */
 	t.share_snap = sc_add(&c->share, 1, sc_idle(c), now);
 	owners_sleep(&t, p, now);
-	if (publish_task((__u64)p, &t)) {
+	if (publish_task(p, &t)) {
 		forget(c, &t);
 		cc_dec(&c->mirror, bpf_ktime_get_ns());
 		stat_inc(&stats.tasks_full);
@@ -1161,10 +1352,35 @@ int iow_seed(struct bpf_iter__task *ctx)
 		stat_inc(&stats.seeded);
 		return 0;
 	}
-	if (claim_task((__u64)p, &t) != IOWPROBE_BPF_DEAD) {
+	if (claim_task(p, &t) != IOWPROBE_BPF_DEAD) {
 		release(&t, false);
 		stat_inc(&stats.seed_raced);
 	}
+	return 0;
+}
+
+/*
+ * iow_sleepers - the entry of every task followed now, for iowstat, which
+ * adds what each sleeper has earned so far to its rows: an entry per task
+ * followed, as struct iowprobe_bpf_task, in the order of the tasks
+ *
+ * A walk of the tasks, not of a map: a task storage map has no keys to
+ * walk.  iowstat runs it at each read (--bpf attach pins its link).
+ */
+SEC("iter/task")
+int iow_sleepers(struct bpf_iter__task *ctx)
+{
+	struct task_struct *p = ctx->task;
+	struct iowprobe_bpf_task *e, t;
+
+	if (!p)
+		return 0;
+	e = task_entry(p, false);
+	if (!e)
+		return 0;
+	t = *e;
+	if (t.state != IOWPROBE_BPF_DEAD)
+		bpf_seq_write(ctx->meta->seq, &t, sizeof(t));
 	return 0;
 }
 

@@ -171,7 +171,7 @@ struct iowprobe_bpf_cpu {
  * IOWPROBE_BPF_LAYOUT with any change to the shape of a pinned map or of
  * the program's global data.
  */
-#define IOWPROBE_BPF_LAYOUT	9
+#define IOWPROBE_BPF_LAYOUT	10
 
 struct iowprobe_bpf_meta {
 	__u64 layout;
@@ -361,7 +361,9 @@ static __always_inline __u32 iowprobe_bpf_rq_bytes(__u64 info)
 
 /*
  * struct iowprobe_bpf_stats - what the program could not follow, global
- * @tasks_full:    iowait sleeps not followed: the tasks map was full
+ * @tasks_full:    iowait sleeps not followed: no entry for the task (the
+ *                 tasks map full; task storage out of memory, or busy on
+ *                 this CPU: another task storage user nested)
  * @rqs_full:      requests not followed: their bucket was full
  * @pending_full:  6.12 delayed sleeps not followed: no free parking slot
  * @clock_deferred: count clock updates left to the next one (lost every
@@ -382,6 +384,11 @@ static __always_inline __u32 iowprobe_bpf_rq_bytes(__u64 info)
  *                 next one traced (its prev is not what the last one put
  *                 on the CPU): the time between stays booked as the last
  *                 one left it
+ * @late_wakeups:  6.1's task storage: wakeups that found it busy (another
+ *                 user interrupted on their CPU), ended at the task's
+ *                 switch in, as of the wakeup
+ * @late_full:     ... that found no slot to wait in: ended by the task's
+ *                 next sleep or its free, as a wakeup never seen (anomaly)
  */
 struct iowprobe_bpf_stats {
 	__u64 tasks_full;
@@ -400,6 +407,8 @@ struct iowprobe_bpf_stats {
 	__u64 share_lost;
 	__u64 blk_full;
 	__u64 untraced_switches;
+	__u64 late_wakeups;
+	__u64 late_full;
 };
 
 #endif /* IOWPROBE_BPF_H */

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * ksyms.bpf.h - the kernel's per-CPU variables the BPF programs read
+ * ksyms.bpf.h - the kernel's per-CPU variables the BPF programs read, and
+ * the kernel functions (kfuncs) they call
  *
  * A program finds a per-CPU variable only where it is a symbol in
  * kallsyms (CONFIG_KALLSYMS_ALL, as Debian's kernels have): otherwise the
@@ -65,5 +66,14 @@ static __always_inline __s64 this_cpu_nr_iowait(void)
 
 	return rq->nr_iowait.counter;
 }
+
+/*
+ * A task from its pid, with a reference, and the reference dropped (6.2;
+ * weak: 6.1 has neither).  Called only where iowstat sets parked_by_pid,
+ * which it does only where the kernel's BTF names them: the verifier drops
+ * the calls elsewhere, as dead code, before it looks for the functions.
+ */
+struct task_struct *bpf_task_from_pid(s32 pid) __ksym __weak;
+void bpf_task_release(struct task_struct *p) __ksym __weak;
 
 #endif /* IOWPROBE_KSYMS_BPF_H */

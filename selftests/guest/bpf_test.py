@@ -424,10 +424,30 @@ def hotplug(k, pair):
              "hotplug: the offline second is not booked")
 
 
+def storage_expected():
+    """Where --bpf keeps the tasks it follows on this kernel, by its
+    release (backend_bpf.c tasks_mode() decides by its BTF): 1, the
+    kernel's task storage; 0, a hash map, on PREEMPT_RT before 6.4, whose
+    task storage allocates with kmalloc under the runqueue lock."""
+    u = os.uname()
+    ver = tuple(map(int, re.match(r"(\d+)\.(\d+)", u.release).groups()))
+    return 0 if "PREEMPT_RT" in u.version and ver < (6, 4) else 1
+
+
 def iowstat_run(k):
     """iowstat --bpf -- CMD beside the module; the recording replays; the
     command's tree has its iowait from --bpf's cgroup row: at least the
-    reads' service time, at most the command's wall time."""
+    reads' service time, at most the command's wall time.  Again with the
+    tasks in the hash map (IOWSTAT_BPF_TASKS=hash), the fallback of
+    PREEMPT_RT before 6.4; each run says where its tasks were."""
+    for tasks, want in ((None, storage_expected()), ("hash", 0)):
+        env = dict(os.environ, IOWSTAT_BPF_STATS="1")
+        if tasks:
+            env["IOWSTAT_BPF_TASKS"] = tasks
+        iowstat_dd(k, env, f"tasks {tasks or 'by default'}", want)
+
+
+def iowstat_dd(k, env, name, want):
     dev = iow.nullb(500_000)
     reads, service_ns = 2000, 500_000
     tree = {}
@@ -437,7 +457,7 @@ def iowstat_run(k):
         r = subprocess.run([IOWSTAT, "--bpf", "-o", "json", "--record", rec,
                             "--", "dd", f"if={dev}", "of=/dev/null",
                             "bs=4k", f"count={reads}", "iflag=direct"],
-                           capture_output=True, text=True)
+                           capture_output=True, text=True, env=env)
         ok = r.returncode == 0
         try:
             if r.stdout.strip():
@@ -446,17 +466,24 @@ def iowstat_run(k):
         except (ValueError, KeyError) as e:
             ok = False
             k.diag(f"iowstat --bpf -o json: bad JSON: {e}")
-        k.diag(r.stderr.strip().splitlines()[-1:] or "no stderr")
-        k.result(ok, "iowstat --bpf -o json -- dd: exit 0")
+        for line in r.stderr.strip().splitlines():
+            k.diag(line)
+        k.result(ok, f"iowstat --bpf -o json -- dd ({name}): exit 0")
         k.diag(f"tree: {tree}")
         k.result("iowait-ns" in tree and
                  0.9 * reads * service_ns <= tree["iowait-ns"] <=
-                 tree["wall"], "iowstat --bpf -- dd: the tree's iowait is "
-                 "the reads' service time or more, the wall time or less")
+                 tree["wall"], f"iowstat --bpf -- dd ({name}): the tree's "
+                 "iowait is the reads' service time or more, the wall time "
+                 "or less")
+        k.result(re.search(rf"--bpf: stats: .*task_storage {want} ",
+                           r.stderr) is not None,
+                 f"iowstat --bpf -- dd ({name}): the tasks in "
+                 f"{'task storage' if want else 'the hash map'}")
         rp = subprocess.run([IOWSTAT, "--replay", rec, "-P", "ALL"],
                             capture_output=True, text=True)
         k.result(rp.returncode == 0 and "bpf/iowprobe/cpus" in
-                 open(rec).read(), "iowstat --replay of a --bpf recording")
+                 open(rec).read(),
+                 f"iowstat --replay of a --bpf recording ({name})")
     subprocess.run(["modprobe", "-r", "null_blk"], check=False)
 
 

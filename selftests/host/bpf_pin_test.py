@@ -29,8 +29,8 @@ import iowprobe as iow  # noqa: E402
 
 IOWSTAT = iow.iowstat_arg()
 # one per attached program (backend_bpf.c attach_all: one of the two
-# block_rq_issue variants)
-LINKS = 9
+# block_rq_issue variants), and the iterator of the tasks followed
+LINKS = 10
 SLACK_NS = 1_000_000  # the reads' own instants are taken inside iowstat
 
 
@@ -58,10 +58,13 @@ def prom_total(env, metric, cpu):
 
 def check_attached(k, env, pin):
     names = set(os.listdir(pin)) if os.path.isdir(pin) else set()
-    maps = {"meta", "cpus", "bss", "k_load", "procs", "cgroups", "tasks"}
+    maps = {"meta", "cpus", "bss", "k_load", "procs", "cgroups"}
     k.diag(f"pinned: {' '.join(sorted(names))}")
     k.result(maps <= names and len(names - maps) == LINKS,
              f"attach pins the {len(maps)} maps and {LINKS} links")
+    # the readers walk the tasks followed through it (owners_bpf.c)
+    k.result("iow_sleepers" in names,
+             "attach pins the iterator of the tasks followed")
     r = iowstat(env, "--bpf", "attach")
     k.result(r.returncode == 0 and "already attached" in r.stderr,
              "a second attach says it is attached, exit 0",

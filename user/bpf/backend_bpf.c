@@ -16,10 +16,12 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/utsname.h>
 #include <time.h>
 #include <unistd.h>
 
 #include <bpf/bpf.h>
+#include <bpf/btf.h>
 #include <bpf/libbpf.h>
 
 #include "backend.h"
@@ -153,6 +155,24 @@ static int seed(struct iowprobe_bpf *s)
 	return err;
 }
 
+/*
+ * attach_sleepers() - the iterator over the tasks followed, which the
+ * reader runs at each read (owners_bpf.c); its link, in the skeleton's,
+ * is pinned with the programs' by iowstat --bpf attach
+ */
+static int attach_sleepers(struct iowprobe_bpf *s)
+{
+	s->links.iow_sleepers = bpf_program__attach_iter(s->progs.iow_sleepers,
+							 NULL);
+	if (!s->links.iow_sleepers) {
+		err_msg("--bpf: cannot attach the iterator of sleepers: %s\n",
+			strerror(errno));
+		return -errno;
+	}
+	st.sleepers_fd = bpf_link__fd(s->links.iow_sleepers);
+	return 0;
+}
+
 static int map_cpus(void)
 {
 	long page = sysconf(_SC_PAGESIZE);
@@ -274,16 +294,79 @@ static void owner_maps(struct iowprobe_bpf *s)
 {
 	st.procs_fd = bpf_map__fd(s->maps.procs);
 	st.cgroups_fd = bpf_map__fd(s->maps.cgroups);
-	st.tasks_fd = bpf_map__fd(s->maps.tasks);
 	st.procs_max = bpf_map__max_entries(s->maps.procs);
 	st.cgroups_max = bpf_map__max_entries(s->maps.cgroups);
+}
+
+/* btf_has_member() - whether struct @type of @btf has a member @member */
+static bool btf_has_member(const struct btf *btf, const char *type,
+			   const char *member)
+{
+	const struct btf_member *m;
+	const struct btf_type *t;
+	int id, i;
+
+	id = btf__find_by_name_kind(btf, type, BTF_KIND_STRUCT);
+	if (id < 0)
+		return false;
+	t = btf__type_by_id(btf, id);
+	m = btf_members(t);
+	for (i = 0; i < btf_vlen(t); i++, m++)
+		if (!strcmp(btf__name_by_offset(btf, m->name_off), member))
+			return true;
+	return false;
+}
+
+/* kernel_rt() - this kernel is PREEMPT_RT (uname -v says so, as it must) */
+static bool kernel_rt(void)
+{
+	struct utsname u;
+
+	return !uname(&u) && strstr(u.version, "PREEMPT_RT");
+}
+
+/*
+ * tasks_mode() - whether the programs keep their tasks in the kernel's task
+ * storage (1; 2: and find 6.12's parked sleepers by pid) or in the tasks
+ * hash map (0); IOWSTAT_BPF_TASKS=hash picks the hash map (for the tests).
+ * Task storage, unless:
+ * - the kernel is PREEMPT_RT and its local storage allocates with kmalloc
+ *   (before bpf_mem_alloc, v6.4: no bpf_ma in struct
+ *   bpf_local_storage_map): a task's first entry is made in sched_switch,
+ *   under the runqueue's raw lock with interrupts off, where RT's kmalloc
+ *   may sleep;
+ * - the kernel delays dequeues (6.12, se.sched_delayed) but has no
+ *   bpf_task_from_pid() (6.2) to find a parked sleeper again from its
+ *   address (never so in a release).
+ */
+static int tasks_mode(void)
+{
+	const char *env = getenv("IOWSTAT_BPF_TASKS");
+	bool delayed, from_pid;
+	struct btf *btf;
+	int mode = 0;
+
+	if (env && !strcmp(env, "hash"))
+		return 0;
+	btf = btf__load_vmlinux_btf();
+	if (!btf)
+		return 0;
+	delayed = btf_has_member(btf, "sched_entity", "sched_delayed");
+	from_pid = btf__find_by_name_kind(btf, "bpf_task_from_pid",
+					  BTF_KIND_FUNC) > 0;
+	if ((!kernel_rt() ||
+	     btf_has_member(btf, "bpf_local_storage_map", "bpf_ma")) &&
+	    (!delayed || from_pid))
+		mode = delayed ? 2 : 1;
+	btf__free(btf);
+	return mode;
 }
 
 static int open_skel(void)
 {
 	struct kernel_syms k = kernel_syms_seen();
 	struct iowprobe_bpf *s;
-	int err;
+	int err, mode;
 
 	st.skel = iowprobe_bpf__open();
 	s = st.skel;
@@ -293,9 +376,14 @@ static int open_skel(void)
 	bpf_program__set_autoload(s->progs.iow_rq_issue_task, !k.preempt_count);
 	bpf_program__set_autoload(s->progs.iow_switch, k.runqueues);
 	bpf_program__set_autoload(s->progs.iow_switch_scan, !k.runqueues);
+	mode = tasks_mode();
+	s->rodata->task_storage = mode > 0;
+	s->rodata->parked_by_pid = mode == 2;
 	err = bpf_map__set_max_entries(s->maps.cpus, st.ncpus);
 	if (!err)
 		err = bpf_map__set_max_entries(s->maps.k_load, st.ncpus);
+	if (!err && s->rodata->task_storage)
+		err = bpf_map__set_max_entries(s->maps.tasks, 1);
 	if (err)
 		return load_error(err);
 	err = iowprobe_bpf__load(s);
@@ -334,6 +422,8 @@ static int bpf_load(void)
 	err = open_skel();
 	if (!err)
 		err = attach_all(st.skel);
+	if (!err)
+		err = attach_sleepers(st.skel);
 	if (!err)
 		seed_err = seed(st.skel);
 	if (seed_err)	/* not fatal: those sleepers count from their next */
@@ -572,7 +662,8 @@ static void report_stats(void)
 			"rqs_full %llu clock_deferred %llu map_busy %llu "
 			"rq_anomalies %llu delayed_parked %llu "
 			"delayed_blocked %llu late_block %llu seeded %llu "
-			"seed_raced %llu blk_full %llu untraced_switches "
+			"seed_raced %llu blk_full %llu late_wakeups %llu "
+			"late_full %llu task_storage %d untraced_switches "
 			"%llu\n",
 			(unsigned long long)x->tasks_full,
 			(unsigned long long)x->pending_full,
@@ -586,6 +677,9 @@ static void report_stats(void)
 			(unsigned long long)x->seeded,
 			(unsigned long long)x->seed_raced,
 			(unsigned long long)x->blk_full,
+			(unsigned long long)x->late_wakeups,
+			(unsigned long long)x->late_full,
+			st.skel && st.skel->rodata->task_storage,
 			(unsigned long long)x->untraced_switches);
 	if (x->untraced_switches)
 		err_msg("--bpf: this kernel did not trace %llu switches between "

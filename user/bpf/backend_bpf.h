@@ -33,8 +33,9 @@
  * @ncpus:     possible CPUs, the entries of the cpus map
  * @ns_per_tick: one USER_HZ tick of /proc/stat
  * @k_load:    per CPU, the kernel's view at attach; NULL: since boot
- * @procs_fd, @cgroups_fd, @tasks_fd: the maps of who waits
- *             (owners_bpf.c)
+ * @procs_fd, @cgroups_fd: the maps of who waits (owners_bpf.c)
+ * @sleepers_fd: the link of the iterator over the tasks followed
+ *             (iow_sleepers), which owners_bpf.c runs at each read
  * @procs_max, @cgroups_max: their entries
  */
 struct bpf_state {
@@ -45,7 +46,7 @@ struct bpf_state {
 	unsigned int ncpus;
 	uint64_t ns_per_tick;
 	struct iowprobe_bpf_kview *k_load;
-	int procs_fd, cgroups_fd, tasks_fd;
+	int procs_fd, cgroups_fd, sleepers_fd;
 	size_t procs_max, cgroups_max;
 };
 

@@ -5,12 +5,12 @@
  *
  * The directory holds one link per attached program, which keeps the
  * programs (and the maps they use) alive after the attaching process
- * exits, and the seven maps a reader needs: cpus and the programs' global
+ * exits, and the six maps a reader needs: cpus and the programs' global
  * data (with the in-flight table), both mmap()ed read-only as the
  * attaching process would, meta (IOWPROBE_BPF_LAYOUT and the attach
- * time), k_load (the kernel's view of each CPU at attach), and procs,
- * cgroups and tasks, which owners_bpf.c reads (of procs and cgroups it
- * deletes the ended rows).
+ * time), k_load (the kernel's view of each CPU at attach), and procs and
+ * cgroups, which owners_bpf.c reads and whose ended rows it deletes; the
+ * tasks followed it reads through the pinned link of their iterator.
  * A reader checks the layout and the maps' value sizes before it reads
  * anything: a state pinned by another build of iowstat is refused, never
  * misread.
@@ -45,7 +45,8 @@
 #define PIN_K_LOAD	"k_load"
 #define PIN_PROCS	"procs"
 #define PIN_CGROUPS	"cgroups"
-#define PIN_TASKS	"tasks"
+/* the iterator over the tasks followed: its link, pinned with the others */
+#define PIN_SLEEPERS	"iow_sleepers"
 
 const char *bpf_pin_dir(void)
 {
@@ -198,7 +199,6 @@ static int pin_maps(struct iowprobe_bpf *s)
 		{ s->maps.k_load,	PIN_K_LOAD },
 		{ s->maps.procs,	PIN_PROCS },
 		{ s->maps.cgroups,	PIN_CGROUPS },
-		{ s->maps.tasks,	PIN_TASKS },
 	};
 	unsigned int i;
 	int err = 0;
@@ -301,6 +301,21 @@ static int open_map(const char *name, __u32 value_size, __u32 *entries)
 	return fd;
 }
 
+/* open_link() - a pinned link, the iterator that owners_bpf.c runs */
+static int open_link(const char *name)
+{
+	char path[PATH_MAX];
+	int fd;
+
+	pin_path(path, sizeof(path), name);
+	fd = bpf_obj_get(path);
+	if (fd < 0) {
+		fd = -errno;
+		err_msg("--bpf: cannot open %s: %s\n", path, strerror(-fd));
+	}
+	return fd;
+}
+
 static int check_layout(void)
 {
 	struct iowprobe_bpf_meta m;
@@ -362,10 +377,9 @@ static int open_owner_maps(struct bpf_state *st)
 				  sizeof(struct iowprobe_bpf_owner), &cgroups);
 	if (st->cgroups_fd < 0)
 		return st->cgroups_fd;
-	st->tasks_fd = open_map(PIN_TASKS, sizeof(struct iowprobe_bpf_task),
-				NULL);
-	if (st->tasks_fd < 0)
-		return st->tasks_fd;
+	st->sleepers_fd = open_link(PIN_SLEEPERS);
+	if (st->sleepers_fd < 0)
+		return st->sleepers_fd;
 	st->procs_max = procs;
 	st->cgroups_max = cgroups;
 	return 0;
@@ -437,7 +451,7 @@ int bpf_pin_open(struct bpf_state *st)
 
 void bpf_pin_close(struct bpf_state *st)
 {
-	int *fd[] = { &st->procs_fd, &st->cgroups_fd, &st->tasks_fd };
+	int *fd[] = { &st->procs_fd, &st->cgroups_fd, &st->sleepers_fd };
 	unsigned int i;
 
 	for (i = 0; i < ARRAY_SIZE(fd); i++)

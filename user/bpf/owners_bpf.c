@@ -2,7 +2,7 @@
 /*
  * owners_bpf.c - the BPF backend's procs and cgroups files: the rows of the
  * procs and cgroups maps, with what the sleepers still asleep have earned
- * so far added from the tasks map, rendered as the module prints its
+ * so far added from a walk of the tasks followed, rendered as the module prints its
  * files, so that --top, -o prom, --record and --replay take one path.
  *
  * The programs only add to a row; this reader ends them, as the module's
@@ -154,21 +154,36 @@ static void add_asleep(const struct bpf_state *st, struct rows *rows,
 		add_part(c, t->kind, wait, blk, share);
 }
 
-/* asleep_all() - add every followed sleeper's part so far */
-static void asleep_all(const struct bpf_state *st, struct rows *rows,
-		       uint64_t now)
+/*
+ * asleep_all() - add every followed sleeper's part so far: the programs'
+ * iterator writes the entry of each (iow_sleepers), whole records that a
+ * read may still split
+ */
+static int asleep_all(const struct bpf_state *st, struct rows *rows,
+		      uint64_t now)
 {
-	struct iowprobe_bpf_task t;
-	__u64 k, next, *prev = NULL;
+	struct iowprobe_bpf_task t[64];
+	size_t have = 0, i;
+	ssize_t n;
+	int fd;
 
-	while (!bpf_map_get_next_key(st->tasks_fd, prev, &next)) {
-		k = next;
-		prev = &k;
-		if (bpf_map_lookup_elem(st->tasks_fd, &k, &t) ||
-		    t.state == IOWPROBE_BPF_DEAD)
-			continue;
-		add_asleep(st, rows, &t, now);
+	fd = bpf_iter_create(st->sleepers_fd);
+	if (fd < 0)
+		goto fail;
+	while ((n = read(fd, (char *)t + have, sizeof(t) - have)) > 0) {
+		have += n;
+		for (i = 0; i < have / sizeof(*t); i++)
+			add_asleep(st, rows, &t[i], now);
+		memmove(t, &t[i], have % sizeof(*t));
+		have %= sizeof(*t);
 	}
+	close(fd);
+	if (!n)
+		return 0;
+fail:
+	err_msg("--bpf: cannot walk the tasks followed: %s\n",
+		strerror(errno));
+	return -EIO;
 }
 
 /* top_dev() - the disk the row waited on most, 0 when none */
@@ -340,7 +355,7 @@ int bpf_owners_read(const struct bpf_state *st, struct iowstat_snapshot *s,
 		err = rows_load(fd[k], max[k], &rows[k]);
 	now = clock_ns(CLOCK_MONOTONIC);
 	if (!err)
-		asleep_all(st, rows, now);
+		err = asleep_all(st, rows, now);
 	if (!err)
 		mark_gone(rows);
 	for (k = 0; k < IOWPROBE_OWNER_KINDS && !err; k++)
