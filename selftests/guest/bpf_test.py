@@ -427,19 +427,19 @@ def hotplug(k, pair):
 def storage_expected():
     """Where --bpf keeps the tasks it follows on this kernel, by its
     release (backend_bpf.c tasks_mode() decides by its BTF): 1, the
-    kernel's task storage; 0, a hash map, on PREEMPT_RT before 6.4, whose
-    task storage allocates with kmalloc under the runqueue lock."""
+    kernel's task storage; 0, a hash map, before 6.4, whose task storage
+    allocates with kmalloc under the runqueue lock."""
     u = os.uname()
     ver = tuple(map(int, re.match(r"(\d+)\.(\d+)", u.release).groups()))
-    return 0 if "PREEMPT_RT" in u.version and ver < (6, 4) else 1
+    return 0 if ver < (6, 4) else 1
 
 
 def iowstat_run(k):
     """iowstat --bpf -- CMD beside the module; the recording replays; the
     command's tree has its iowait from --bpf's cgroup row: at least the
     reads' service time, at most the command's wall time.  Again with the
-    tasks in the hash map (IOWSTAT_BPF_TASKS=hash), the fallback of
-    PREEMPT_RT before 6.4; each run says where its tasks were."""
+    tasks in the hash map (IOWSTAT_BPF_TASKS=hash), the fallback before
+    6.4; each run says where its tasks were."""
     for tasks, want in ((None, storage_expected()), ("hash", 0)):
         env = dict(os.environ, IOWSTAT_BPF_STATS="1")
         if tasks:

@@ -16,7 +16,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
-#include <sys/utsname.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -317,24 +316,16 @@ static bool btf_has_member(const struct btf *btf, const char *type,
 	return false;
 }
 
-/* kernel_rt() - this kernel is PREEMPT_RT (uname -v says so, as it must) */
-static bool kernel_rt(void)
-{
-	struct utsname u;
-
-	return !uname(&u) && strstr(u.version, "PREEMPT_RT");
-}
-
 /*
  * tasks_mode() - whether the programs keep their tasks in the kernel's task
  * storage (1; 2: and find 6.12's parked sleepers by pid) or in the tasks
  * hash map (0); IOWSTAT_BPF_TASKS=hash picks the hash map (for the tests).
  * Task storage, unless:
- * - the kernel is PREEMPT_RT and its local storage allocates with kmalloc
- *   (before bpf_mem_alloc, v6.4: no bpf_ma in struct
- *   bpf_local_storage_map): a task's first entry is made in sched_switch,
- *   under the runqueue's raw lock with interrupts off, where RT's kmalloc
- *   may sleep;
+ * - its local storage allocates with kmalloc (before bpf_mem_alloc, v6.4:
+ *   no bpf_ma in struct bpf_local_storage_map): a task's first entry is
+ *   made in sched_switch, under the runqueue's raw lock, where an
+ *   allocation may wake kswapd onto that very runqueue (a deadlock), and
+ *   on PREEMPT_RT may sleep;
  * - the kernel delays dequeues (6.12, se.sched_delayed) but has no
  *   bpf_task_from_pid() (6.2) to find a parked sleeper again from its
  *   address (never so in a release).
@@ -354,8 +345,7 @@ static int tasks_mode(void)
 	delayed = btf_has_member(btf, "sched_entity", "sched_delayed");
 	from_pid = btf__find_by_name_kind(btf, "bpf_task_from_pid",
 					  BTF_KIND_FUNC) > 0;
-	if ((!kernel_rt() ||
-	     btf_has_member(btf, "bpf_local_storage_map", "bpf_ma")) &&
+	if (btf_has_member(btf, "bpf_local_storage_map", "bpf_ma") &&
 	    (!delayed || from_pid))
 		mode = delayed ? 2 : 1;
 	btf__free(btf);
