@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/utsname.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -321,15 +322,27 @@ static bool btf_has_member(const struct btf *btf, const char *type,
  * storage (1; 2: and find 6.12's parked sleepers by pid) or in the tasks
  * hash map (0); IOWSTAT_BPF_TASKS=hash picks the hash map (for the tests).
  * Task storage, unless:
- * - its local storage allocates with kmalloc (before bpf_mem_alloc, v6.4:
- *   no bpf_ma in struct bpf_local_storage_map): a task's first entry is
- *   made in sched_switch, under the runqueue's raw lock, where an
- *   allocation may wake kswapd onto that very runqueue (a deadlock), and
- *   on PREEMPT_RT may sleep;
+ * - its local storage allocates with kmalloc (before bpf_mem_alloc, v6.4,
+ *   unless backported: bpf_ma in struct bpf_local_storage_map, a member
+ *   later kernels dropped again): a task's first entry is made in
+ *   sched_switch, under the runqueue's raw lock, where an allocation may
+ *   wake kswapd onto that very runqueue (a deadlock), and on PREEMPT_RT
+ *   may sleep;
  * - the kernel delays dequeues (6.12, se.sched_delayed) but has no
  *   bpf_task_from_pid() (6.2) to find a parked sleeper again from its
  *   address (never so in a release).
  */
+/* release_from() - this kernel's release is @major.@minor or later */
+static bool release_from(int major, int minor)
+{
+	struct utsname u;
+	int ma, mi;
+
+	if (uname(&u) || sscanf(u.release, "%d.%d", &ma, &mi) != 2)
+		return false;
+	return ma > major || (ma == major && mi >= minor);
+}
+
 static int tasks_mode(void)
 {
 	const char *env = getenv("IOWSTAT_BPF_TASKS");
@@ -345,7 +358,8 @@ static int tasks_mode(void)
 	delayed = btf_has_member(btf, "sched_entity", "sched_delayed");
 	from_pid = btf__find_by_name_kind(btf, "bpf_task_from_pid",
 					  BTF_KIND_FUNC) > 0;
-	if (btf_has_member(btf, "bpf_local_storage_map", "bpf_ma") &&
+	if ((release_from(6, 4) ||
+	     btf_has_member(btf, "bpf_local_storage_map", "bpf_ma")) &&
 	    (!delayed || from_pid))
 		mode = delayed ? 2 : 1;
 	btf__free(btf);
