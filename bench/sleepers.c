@@ -12,7 +12,7 @@
  * clock starts; then all start at once and count the reads they complete
  * until the window ends.  Prints one line:
  *   procs P cgroups C reads R ns_per_read N asleep_avg A blocked_max B
- *   blocked_avg B busy_pct U
+ *   blocked_avg B busy_pct U mem_avail_kb M
  * ns_per_read: the window over the reads, the inverse of the throughput.
  * asleep_avg: how many slept at once, on average over the window: the
  * time each process neither ran nor waited to run (schedstat), summed,
@@ -21,7 +21,9 @@
  * span instead is worse: after the window, the exits crowd the CPUs).  blocked_max and
  * blocked_avg: the kernel's own count of tasks asleep in iowait
  * (procs_blocked in /proc/stat), sampled SAMPLES times.  busy_pct: the
- * share of CPU time neither idle nor iowait over the window.
+ * share of CPU time neither idle nor iowait over the window.  mem_avail_kb:
+ * MemAvailable of /proc/meminfo once every process is ready, the least
+ * the run leaves (scripts/bench sizes the box's memory by it).
  * Exit: 0 ok, 1 failure, 2 usage.
  */
 #ifndef _GNU_SOURCE
@@ -122,6 +124,22 @@ static long proc_stat(unsigned long long *busy, unsigned long long *total)
 	return blocked;
 }
 
+/* mem_avail_kb() - MemAvailable of /proc/meminfo in KiB; -1 on error */
+static long mem_avail_kb(void)
+{
+	char line[256];
+	long kb = -1;
+	FILE *f = fopen("/proc/meminfo", "r");
+
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "MemAvailable: %ld kB", &kb) == 1)
+			break;
+	fclose(f);
+	return kb;
+}
+
 /* join() - move the calling process into cgroup directory @cg */
 static int join(const char *cg)
 {
@@ -212,7 +230,7 @@ int main(int argc, char **argv)
 {
 	unsigned long long busy0 = 0, total0 = 0, busy1 = 0, total1 = 0;
 	long long start, window, step;
-	long blocked, bmax = 0, bsum = 0, reads = 0;
+	long blocked, bmax = 0, bsum = 0, reads = 0, avail;
 	long long asleep = 0;
 	int ready[2], go[2], procs, ncg, i, nsamples = 0, failed = 0;
 	struct sched_param fifo = { .sched_priority = 1 };
@@ -271,6 +289,8 @@ int main(int argc, char **argv)
 	for (i = 0; i < procs; i++)
 		if (read(ready[0], &c, 1) != 1 || c != 'r')
 			failed = 1;
+	/* every process made and ready: the most memory the run takes */
+	avail = mem_avail_kb();
 	if (!failed && proc_stat(&busy0, &total0) < 0) {
 		perror("sleepers: /proc/stat");
 		failed = 1;
@@ -312,9 +332,10 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	printf("procs %d cgroups %d reads %ld ns_per_read %.1f "
-	       "asleep_avg %.1f blocked_max %ld blocked_avg %.1f busy_pct %.1f\n",
+	       "asleep_avg %.1f blocked_max %ld blocked_avg %.1f busy_pct %.1f",
 	       procs, ncg, reads, (double)window / reads,
 	       (double)asleep / window, bmax, (double)bsum / nsamples,
 	       100.0 * (busy1 - busy0) / (total1 - total0));
+	printf(" mem_avail_kb %ld\n", avail);
 	return 0;
 }
