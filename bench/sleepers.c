@@ -6,7 +6,12 @@
  * null_blk disk that completes each request after a delay, so that most
  * of them sleep in iowait at any instant
  *
- * usage: sleepers DEV PROCS MS [CGROUP...]
+ * usage: sleepers [-W MS] DEV PROCS MS [CGROUP...]
+ *   -W MS   a warm-up before the window: reads completed in it are not
+ *           counted.  All start at once, so none completes before the
+ *           disk's delay: a window of a few delays (the sweep's 125 ms
+ *           against 500) would count that start as slowness; a warm-up
+ *           of a delay or more leaves the window in the steady state
  *
  * Every process is forked, has joined its cgroup and opened DEV before the
  * clock starts; then all start at once and count the reads they complete
@@ -14,7 +19,8 @@
  *   procs P cgroups C reads R ns_per_read N asleep_avg A blocked_max B
  *   blocked_avg B busy_pct U mem_avail_kb M
  * ns_per_read: the window over the reads, the inverse of the throughput.
- * asleep_avg: how many slept at once, on average over the window: the
+ * asleep_avg: how many slept at once, on average over the warm-up and the
+ * window: the
  * time each process neither ran nor waited to run (schedstat), summed,
  * over the window; they sleep in nothing but the reads.  A little high:
  * the last read's sleep past the window counts (dividing each by its own
@@ -48,6 +54,7 @@
 struct shared {
 	long long deadline;	/* CLOCK_MONOTONIC ns: stop counting */
 	long long window;	/* ns: it started at deadline - window */
+	long long from;		/* ns: count the reads completed from here */
 	struct {
 		long reads;	/* -1: it failed */
 		long long asleep;	/* ns neither running nor runnable */
@@ -214,7 +221,8 @@ static void child(const char *dev, const char *cg, int ready, int go,
 		t1 = now_ns();
 		if (t1 >= sh->deadline)
 			break;
-		n++;
+		if (t1 >= sh->from)
+			n++;
 	}
 	s1 = sched_ns();
 	/*
@@ -229,7 +237,7 @@ static void child(const char *dev, const char *cg, int ready, int go,
 int main(int argc, char **argv)
 {
 	unsigned long long busy0 = 0, total0 = 0, busy1 = 0, total1 = 0;
-	long long start, window, step;
+	long long start, window, step, warmup = 0;
 	long blocked, bmax = 0, bsum = 0, reads = 0, avail;
 	long long asleep = 0;
 	int ready[2], go[2], procs, ncg, i, nsamples = 0, failed = 0;
@@ -238,8 +246,17 @@ int main(int argc, char **argv)
 	char *end;
 	char c;
 
+	if (argc > 2 && !strcmp(argv[1], "-W")) {
+		warmup = strtoll(argv[2], &end, 10) * 1000000LL;
+		if (*end || warmup < 0) {
+			fprintf(stderr, "sleepers: -W MS must be 0 or more\n");
+			return 2;
+		}
+		argv += 2;
+		argc -= 2;
+	}
 	if (argc < 4) {
-		fprintf(stderr, "usage: sleepers DEV PROCS MS [CGROUP...]\n");
+		fprintf(stderr, "usage: sleepers [-W MS] DEV PROCS MS [CGROUP...]\n");
 		return 2;
 	}
 	procs = strtol(argv[2], &end, 10);
@@ -296,11 +313,13 @@ int main(int argc, char **argv)
 		failed = 1;
 	}
 	start = now_ns();
-	sh->window = window;
-	sh->deadline = failed ? 0 : start + window;
+	/* the span from the start: the warm-up, then the window counted */
+	sh->window = warmup + window;
+	sh->from = start + warmup;
+	sh->deadline = failed ? 0 : start + warmup + window;
 	close(go[1]);
 	/* the first sample after one step: the start is a burst of wakeups */
-	step = window / (SAMPLES + 1);
+	step = sh->window / (SAMPLES + 1);
 	while (!failed && nsamples < SAMPLES) {
 		sleep_ns(start + (nsamples + 1) * step - now_ns());
 		blocked = proc_stat(NULL, NULL);
@@ -334,7 +353,7 @@ int main(int argc, char **argv)
 	printf("procs %d cgroups %d reads %ld ns_per_read %.1f "
 	       "asleep_avg %.1f blocked_max %ld blocked_avg %.1f busy_pct %.1f",
 	       procs, ncg, reads, (double)window / reads,
-	       (double)asleep / window, bmax, (double)bsum / nsamples,
+	       (double)asleep / sh->window, bmax, (double)bsum / nsamples,
 	       100.0 * (busy1 - busy0) / (total1 - total0));
 	printf(" mem_avail_kb %ld\n", avail);
 	return 0;
