@@ -7,11 +7,12 @@
  * of them sleep in iowait at any instant
  *
  * usage: sleepers [-W MS] DEV PROCS MS [CGROUP...]
- *   -W MS   a warm-up before the window: reads completed in it are not
- *           counted.  All start at once, so none completes before the
- *           disk's delay: a window of a few delays (the sweep's 125 ms
- *           against 500) would count that start as slowness; a warm-up
- *           of a delay or more leaves the window in the steady state
+ *   -W MS   a warm-up: the window opens MS after every process has
+ *           completed its first read, and reads completed before it are
+ *           not counted.  All start at once: each first runs (its first
+ *           faults), then none completes a read before the disk's delay;
+ *           at 10,000 processes that start is most of a 500 ms window and
+ *           would count as slowness at 10,000 and not at 100
  *
  * Every process is forked, has joined its cgroup and opened DEV before the
  * clock starts; then all start at once and count the reads they complete
@@ -19,8 +20,8 @@
  *   procs P cgroups C reads R ns_per_read N asleep_avg A blocked_max B
  *   blocked_avg B busy_pct U mem_avail_kb M
  * ns_per_read: the window over the reads, the inverse of the throughput.
- * asleep_avg: how many slept at once, on average over the warm-up and the
- * window: the
+ * asleep_avg: how many slept at once, on average from the start (the
+ * warm-up included) to the window's end: the
  * time each process neither ran nor waited to run (schedstat), summed,
  * over the window; they sleep in nothing but the reads.  A little high:
  * the last read's sleep past the window counts (dividing each by its own
@@ -36,6 +37,7 @@
 #define _GNU_SOURCE
 #endif
 #include <errno.h>
+#include <limits.h>
 #include <fcntl.h>
 #include <sched.h>
 #include <stdio.h>
@@ -49,12 +51,14 @@
 #define BS		4096
 #define MAX_PROCS	100000
 #define SAMPLES		20
+#define WARMUP_MAX	(60 * 1000000000LL)	/* -W: ns for every first read */
 
 /* shared between the parent and its children */
 struct shared {
-	long long deadline;	/* CLOCK_MONOTONIC ns: stop counting */
-	long long window;	/* ns: it started at deadline - window */
+	long long start;	/* CLOCK_MONOTONIC ns: all started */
 	long long from;		/* ns: count the reads completed from here */
+	long long deadline;	/* ns: stop counting */
+	long first;		/* the processes that completed a read */
 	struct {
 		long reads;	/* -1: it failed */
 		long long asleep;	/* ns neither running nor runnable */
@@ -187,7 +191,7 @@ static int open_dev(const char *dev, const char *cg)
 static void child(const char *dev, const char *cg, int ready, int go,
 		  int index, struct shared *sh)
 {
-	long long blocks = 0, t0, s0 = -1, t1, s1;
+	long long blocks = 0, t0, s0 = -1, t1, s1, first = 1;
 	void *buf = MAP_FAILED;
 	long n = 0;
 	int fd, ok;
@@ -219,9 +223,14 @@ static void child(const char *dev, const char *cg, int ready, int go,
 			return;
 		}
 		t1 = now_ns();
-		if (t1 >= sh->deadline)
+		if (first) {
+			__atomic_add_fetch(&sh->first, 1, __ATOMIC_RELAXED);
+			first = 0;
+		}
+		/* with -W, set by the parent while the children read */
+		if (t1 >= __atomic_load_n(&sh->deadline, __ATOMIC_RELAXED))
 			break;
-		if (t1 >= sh->from)
+		if (t1 >= __atomic_load_n(&sh->from, __ATOMIC_RELAXED))
 			n++;
 	}
 	s1 = sched_ns();
@@ -229,15 +238,40 @@ static void child(const char *dev, const char *cg, int ready, int go,
 	 * it does nothing but read: the time it neither ran nor waited to
 	 * run, less its wait for the start (asleep on the pipe, not a read)
 	 */
-	sh->child[index].asleep = (t1 - t0) - (s1 - s0) -
-				  (sh->deadline - sh->window - t0);
+	sh->child[index].asleep = (t1 - t0) - (s1 - s0) - (sh->start - t0);
 	sh->child[index].reads = n;
+}
+
+/*
+ * warm_up() - -W: wait until each of @procs has completed a read, then
+ * open the window @warmup ns later for @window ns; 1 when they take more
+ * than WARMUP_MAX (a process stuck)
+ */
+static int warm_up(struct shared *sh, int procs, long long warmup,
+		   long long window)
+{
+	long long t = now_ns();
+
+	while (__atomic_load_n(&sh->first, __ATOMIC_RELAXED) < procs) {
+		if (now_ns() - t > WARMUP_MAX) {
+			fprintf(stderr, "sleepers: %ld of %d completed a read\n",
+				__atomic_load_n(&sh->first, __ATOMIC_RELAXED),
+				procs);
+			return 1;
+		}
+		sleep_ns(1000000);
+	}
+	t = now_ns() + warmup;
+	__atomic_store_n(&sh->deadline, t + window, __ATOMIC_RELAXED);
+	__atomic_store_n(&sh->from, t, __ATOMIC_RELAXED);
+	sleep_ns(t - now_ns());
+	return 0;
 }
 
 int main(int argc, char **argv)
 {
 	unsigned long long busy0 = 0, total0 = 0, busy1 = 0, total1 = 0;
-	long long start, window, step, warmup = 0;
+	long long start, window, step, warmup = -1;
 	long blocked, bmax = 0, bsum = 0, reads = 0, avail;
 	long long asleep = 0;
 	int ready[2], go[2], procs, ncg, i, nsamples = 0, failed = 0;
@@ -313,15 +347,19 @@ int main(int argc, char **argv)
 		failed = 1;
 	}
 	start = now_ns();
-	/* the span from the start: the warm-up, then the window counted */
-	sh->window = warmup + window;
-	sh->from = start + warmup;
-	sh->deadline = failed ? 0 : start + warmup + window;
+	sh->start = start;
+	sh->from = start;
+	sh->deadline = failed ? 0 : warmup < 0 ? start + window : LLONG_MAX;
 	close(go[1]);
+	if (!failed && warmup >= 0) {
+		failed = warm_up(sh, procs, warmup, window);
+		if (!failed && proc_stat(&busy0, &total0) < 0)
+			failed = 1;
+	}
 	/* the first sample after one step: the start is a burst of wakeups */
-	step = sh->window / (SAMPLES + 1);
+	step = (sh->deadline - sh->from) / (SAMPLES + 1);
 	while (!failed && nsamples < SAMPLES) {
-		sleep_ns(start + (nsamples + 1) * step - now_ns());
+		sleep_ns(sh->from + (nsamples + 1) * step - now_ns());
 		blocked = proc_stat(NULL, NULL);
 		if (blocked < 0) {
 			perror("sleepers: /proc/stat");
@@ -353,7 +391,7 @@ int main(int argc, char **argv)
 	printf("procs %d cgroups %d reads %ld ns_per_read %.1f "
 	       "asleep_avg %.1f blocked_max %ld blocked_avg %.1f busy_pct %.1f",
 	       procs, ncg, reads, (double)window / reads,
-	       (double)asleep / sh->window, bmax, (double)bsum / nsamples,
+	       (double)asleep / (sh->deadline - start), bmax, (double)bsum / nsamples,
 	       100.0 * (busy1 - busy0) / (total1 - total0));
 	printf(" mem_avail_kb %ld\n", avail);
 	return 0;

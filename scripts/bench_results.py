@@ -66,7 +66,7 @@ import sys
 RAW_HEADER = "round,config,workload,ns_per_op"
 EVENTS_HEADER = "round,config,workload,ops,events"
 SLEEPERS_HEADER = ("round,config,workload,procs,cgroups,reads,asleep_avg,"
-                   "blocked_max,mem_avail_kb")
+                   "blocked_max,blocked_avg,mem_avail_kb")
 BPF_HEADER = "round,workload,tasks_full,pending_full,rqs_full"
 # iowstat --bpf's counters of what its maps could not hold
 BPF_FULL = ("tasks_full", "pending_full", "rqs_full")
@@ -349,6 +349,7 @@ def cmd_record(a):
                          int(v.get("cgroups", 0)), ops,
                          f"{v.get('asleep_avg', 0):.1f}",
                          int(v.get("blocked_max", 0)),
+                         f"{v.get('blocked_avg', 0):.1f}",
                          int(v.get("mem_avail_kb", -1)))))
     if status:
         before, after = (status_events(t) for t in status)
