@@ -348,7 +348,8 @@ int main(int argc, char **argv)
 	}
 	start = now_ns();
 	sh->start = start;
-	sh->from = start;
+	/* with -W, warm_up() sets both once every process has read */
+	sh->from = warmup < 0 ? start : LLONG_MAX;
 	sh->deadline = failed ? 0 : warmup < 0 ? start + window : LLONG_MAX;
 	close(go[1]);
 	if (!failed && warmup >= 0) {
