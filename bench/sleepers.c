@@ -6,28 +6,38 @@
  * null_blk disk that completes each request after a delay, so that most
  * of them sleep in iowait at any instant
  *
- * usage: sleepers DEV PROCS MS [CGROUP...]
+ * usage: sleepers [-W MS] DEV PROCS MS [CGROUP...]
+ *   -W MS   a warm-up: the window opens MS after every process has
+ *           completed its first read, and reads completed before it are
+ *           not counted.  All start at once: each first runs (its first
+ *           faults), then none completes a read before the disk's delay;
+ *           at 10,000 processes that start is most of a 500 ms window and
+ *           would count as slowness at 10,000 and not at 100
  *
  * Every process is forked, has joined its cgroup and opened DEV before the
  * clock starts; then all start at once and count the reads they complete
  * until the window ends.  Prints one line:
  *   procs P cgroups C reads R ns_per_read N asleep_avg A blocked_max B
- *   blocked_avg B busy_pct U
+ *   blocked_avg B busy_pct U mem_avail_kb M
  * ns_per_read: the window over the reads, the inverse of the throughput.
- * asleep_avg: how many slept at once, on average over the window: the
+ * asleep_avg: how many slept at once, on average from the start (the
+ * warm-up included) to the window's end: the
  * time each process neither ran nor waited to run (schedstat), summed,
  * over the window; they sleep in nothing but the reads.  A little high:
  * the last read's sleep past the window counts (dividing each by its own
  * span instead is worse: after the window, the exits crowd the CPUs).  blocked_max and
  * blocked_avg: the kernel's own count of tasks asleep in iowait
  * (procs_blocked in /proc/stat), sampled SAMPLES times.  busy_pct: the
- * share of CPU time neither idle nor iowait over the window.
+ * share of CPU time neither idle nor iowait over the window.  mem_avail_kb:
+ * MemAvailable of /proc/meminfo once every process is ready, the least
+ * the run leaves (scripts/bench sizes the box's memory by it).
  * Exit: 0 ok, 1 failure, 2 usage.
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
 #endif
 #include <errno.h>
+#include <limits.h>
 #include <fcntl.h>
 #include <sched.h>
 #include <stdio.h>
@@ -41,11 +51,14 @@
 #define BS		4096
 #define MAX_PROCS	100000
 #define SAMPLES		20
+#define WARMUP_MAX	(60 * 1000000000LL)	/* -W: ns for every first read */
 
 /* shared between the parent and its children */
 struct shared {
-	long long deadline;	/* CLOCK_MONOTONIC ns: stop counting */
-	long long window;	/* ns: it started at deadline - window */
+	long long start;	/* CLOCK_MONOTONIC ns: all started */
+	long long from;		/* ns: count the reads completed from here */
+	long long deadline;	/* ns: stop counting */
+	long first;		/* the processes that completed a read */
 	struct {
 		long reads;	/* -1: it failed */
 		long long asleep;	/* ns neither running nor runnable */
@@ -122,6 +135,22 @@ static long proc_stat(unsigned long long *busy, unsigned long long *total)
 	return blocked;
 }
 
+/* mem_avail_kb() - MemAvailable of /proc/meminfo in KiB; -1 on error */
+static long mem_avail_kb(void)
+{
+	char line[256];
+	long kb = -1;
+	FILE *f = fopen("/proc/meminfo", "r");
+
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "MemAvailable: %ld kB", &kb) == 1)
+			break;
+	fclose(f);
+	return kb;
+}
+
 /* join() - move the calling process into cgroup directory @cg */
 static int join(const char *cg)
 {
@@ -162,7 +191,7 @@ static int open_dev(const char *dev, const char *cg)
 static void child(const char *dev, const char *cg, int ready, int go,
 		  int index, struct shared *sh)
 {
-	long long blocks = 0, t0, s0 = -1, t1, s1;
+	long long blocks = 0, t0, s0 = -1, t1, s1, first = 1;
 	void *buf = MAP_FAILED;
 	long n = 0;
 	int fd, ok;
@@ -194,25 +223,56 @@ static void child(const char *dev, const char *cg, int ready, int go,
 			return;
 		}
 		t1 = now_ns();
-		if (t1 >= sh->deadline)
+		if (first) {
+			__atomic_add_fetch(&sh->first, 1, __ATOMIC_RELAXED);
+			first = 0;
+		}
+		/* with -W, set by the parent while the children read */
+		if (t1 >= __atomic_load_n(&sh->deadline, __ATOMIC_RELAXED))
 			break;
-		n++;
+		if (t1 >= __atomic_load_n(&sh->from, __ATOMIC_RELAXED))
+			n++;
 	}
 	s1 = sched_ns();
 	/*
 	 * it does nothing but read: the time it neither ran nor waited to
 	 * run, less its wait for the start (asleep on the pipe, not a read)
 	 */
-	sh->child[index].asleep = (t1 - t0) - (s1 - s0) -
-				  (sh->deadline - sh->window - t0);
+	sh->child[index].asleep = (t1 - t0) - (s1 - s0) - (sh->start - t0);
 	sh->child[index].reads = n;
+}
+
+/*
+ * warm_up() - -W: wait until each of @procs has completed a read, then
+ * open the window @warmup ns later for @window ns; 1 when they take more
+ * than WARMUP_MAX (a process stuck)
+ */
+static int warm_up(struct shared *sh, int procs, long long warmup,
+		   long long window)
+{
+	long long t = now_ns();
+
+	while (__atomic_load_n(&sh->first, __ATOMIC_RELAXED) < procs) {
+		if (now_ns() - t > WARMUP_MAX) {
+			fprintf(stderr, "sleepers: %ld of %d completed a read\n",
+				__atomic_load_n(&sh->first, __ATOMIC_RELAXED),
+				procs);
+			return 1;
+		}
+		sleep_ns(1000000);
+	}
+	t = now_ns() + warmup;
+	__atomic_store_n(&sh->deadline, t + window, __ATOMIC_RELAXED);
+	__atomic_store_n(&sh->from, t, __ATOMIC_RELAXED);
+	sleep_ns(t - now_ns());
+	return 0;
 }
 
 int main(int argc, char **argv)
 {
 	unsigned long long busy0 = 0, total0 = 0, busy1 = 0, total1 = 0;
-	long long start, window, step;
-	long blocked, bmax = 0, bsum = 0, reads = 0;
+	long long start, window, step, warmup = -1;
+	long blocked, bmax = 0, bsum = 0, reads = 0, avail;
 	long long asleep = 0;
 	int ready[2], go[2], procs, ncg, i, nsamples = 0, failed = 0;
 	struct sched_param fifo = { .sched_priority = 1 };
@@ -220,8 +280,17 @@ int main(int argc, char **argv)
 	char *end;
 	char c;
 
+	if (argc > 2 && !strcmp(argv[1], "-W")) {
+		warmup = strtoll(argv[2], &end, 10) * 1000000LL;
+		if (*end || warmup < 0) {
+			fprintf(stderr, "sleepers: -W MS must be 0 or more\n");
+			return 2;
+		}
+		argv += 2;
+		argc -= 2;
+	}
 	if (argc < 4) {
-		fprintf(stderr, "usage: sleepers DEV PROCS MS [CGROUP...]\n");
+		fprintf(stderr, "usage: sleepers [-W MS] DEV PROCS MS [CGROUP...]\n");
 		return 2;
 	}
 	procs = strtol(argv[2], &end, 10);
@@ -271,18 +340,27 @@ int main(int argc, char **argv)
 	for (i = 0; i < procs; i++)
 		if (read(ready[0], &c, 1) != 1 || c != 'r')
 			failed = 1;
+	/* every process made and ready: the most memory the run takes */
+	avail = mem_avail_kb();
 	if (!failed && proc_stat(&busy0, &total0) < 0) {
 		perror("sleepers: /proc/stat");
 		failed = 1;
 	}
 	start = now_ns();
-	sh->window = window;
-	sh->deadline = failed ? 0 : start + window;
+	sh->start = start;
+	/* with -W, warm_up() sets both once every process has read */
+	sh->from = warmup < 0 ? start : LLONG_MAX;
+	sh->deadline = failed ? 0 : warmup < 0 ? start + window : LLONG_MAX;
 	close(go[1]);
+	if (!failed && warmup >= 0) {
+		failed = warm_up(sh, procs, warmup, window);
+		if (!failed && proc_stat(&busy0, &total0) < 0)
+			failed = 1;
+	}
 	/* the first sample after one step: the start is a burst of wakeups */
-	step = window / (SAMPLES + 1);
+	step = (sh->deadline - sh->from) / (SAMPLES + 1);
 	while (!failed && nsamples < SAMPLES) {
-		sleep_ns(start + (nsamples + 1) * step - now_ns());
+		sleep_ns(sh->from + (nsamples + 1) * step - now_ns());
 		blocked = proc_stat(NULL, NULL);
 		if (blocked < 0) {
 			perror("sleepers: /proc/stat");
@@ -312,9 +390,10 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	printf("procs %d cgroups %d reads %ld ns_per_read %.1f "
-	       "asleep_avg %.1f blocked_max %ld blocked_avg %.1f busy_pct %.1f\n",
+	       "asleep_avg %.1f blocked_max %ld blocked_avg %.1f busy_pct %.1f",
 	       procs, ncg, reads, (double)window / reads,
-	       (double)asleep / window, bmax, (double)bsum / nsamples,
+	       (double)asleep / (sh->deadline - start), bmax, (double)bsum / nsamples,
 	       100.0 * (busy1 - busy0) / (total1 - total0));
+	printf(" mem_avail_kb %ld\n", avail);
 	return 0;
 }

@@ -10,7 +10,7 @@
 #        bench_results.py start OUTDIR
 #        bench_results.py record OUTDIR ROUND CONFIG WORKLOAD OPS OUTPUT
 #                         [STATUS_BEFORE STATUS_AFTER]
-#        bench_results.py bpf OUTDIR ROUND OUTPUT
+#        bench_results.py bpf OUTDIR ROUND OUTPUT [--workload WORKLOAD]
 #        bench_results.py na OUTDIR CONFIGS WORKLOADS < KEY<TAB>REASON...
 #        bench_results.py reads OUTDIR (CONFIG WORKLOAD READS EVENTS |
 #                         --not-measured REASON)
@@ -24,19 +24,23 @@
 #   start     raw.csv, events.csv, sleepers.csv, bpf.csv and
 #             clockreads.csv with their header lines only
 #   record    read one run of WORKLOAD (pipe, pinned: perf bench sched
-#             pipe; fio: fio's JSON; copy: dd's last line; sleepers:
-#             bench/sleepers' line) in OUTPUT as ns per operation (OPS
-#             operations: dd's blocks; sleepers count their own reads)
-#             and append round,config,workload,ns_per_op to raw.csv, and
-#             for sleepers how many slept at once to sleepers.csv; with
+#             pipe; fio: fio's JSON; copy: dd's last line; sleepers and
+#             the sweep's sweepN: bench/sleepers' line) in OUTPUT as ns
+#             per operation (OPS operations: dd's blocks; sleepers count
+#             their own reads) and append round,config,workload,ns_per_op
+#             to raw.csv, and for sleepers and sweepN how many slept at
+#             once (and the memory left) to sleepers.csv; with
 #             the debugfs status before and after the run, also the
 #             tracepoint hits to events.csv; round 0 is only read.  When
 #             OUTPUT has no figure, or iowprobe ran out of a pool during
 #             the run (its figure would miss work it skipped): the reason
 #             on stderr, exit 1
 #   bpf       append to bpf.csv what iowstat --bpf could not follow while
-#             attached for ROUND: the counters of the "--bpf: stats:"
-#             line in its OUTPUT (IOWSTAT_BPF_STATS=1); exit 1 without one
+#             attached for ROUND (and WORKLOAD, the sweep's: "all" when
+#             attached for every workload of the round): the counters of
+#             the "--bpf: stats:" line in its OUTPUT (IOWSTAT_BPF_STATS=1),
+#             also printed as "tasks_full N pending_full N rqs_full N";
+#             exit 1 without one
 #   reads     append to clockreads.csv one run's clocksource reads and
 #             its events (context switches or requests), or why none
 #             could be counted
@@ -61,8 +65,9 @@ import sys
 
 RAW_HEADER = "round,config,workload,ns_per_op"
 EVENTS_HEADER = "round,config,workload,ops,events"
-SLEEPERS_HEADER = "round,config,procs,cgroups,reads,asleep_avg,blocked_max"
-BPF_HEADER = "round,tasks_full,pending_full,rqs_full"
+SLEEPERS_HEADER = ("round,config,workload,procs,cgroups,reads,asleep_avg,"
+                   "blocked_max,blocked_avg,mem_avail_kb")
+BPF_HEADER = "round,workload,tasks_full,pending_full,rqs_full"
 # iowstat --bpf's counters of what its maps could not hold
 BPF_FULL = ("tasks_full", "pending_full", "rqs_full")
 NA_HEADER = "config,workload,reason"
@@ -141,6 +146,11 @@ def sleepers_figures(text):
                    "sleepers' output")
 
 
+def is_sleepers(workload):
+    """the sleepers or a size of the sweep (sweep10, sweep10000...)"""
+    return workload == "sleepers" or re.fullmatch(r"sweep\d+", workload)
+
+
 def ns_per_op(workload, text, ops):
     if workload in ("pipe", "pinned"):
         return pipe_ns(text)
@@ -148,14 +158,14 @@ def ns_per_op(workload, text, ops):
         return fio_ns(text)
     if workload == "copy":
         return copy_ns(text, ops)
-    if workload == "sleepers":
+    if is_sleepers(workload):
         return sleepers_figures(text)["ns_per_read"]
     raise NoFigure(f"unknown workload {workload}")
 
 
 def ops_done(workload, text, ops):
     """the operations of one run: OPS, but the sleepers count theirs."""
-    if workload == "sleepers":
+    if is_sleepers(workload):
         return int(sleepers_figures(text)["reads"])
     return ops
 
@@ -332,13 +342,15 @@ def cmd_record(a):
         return 0
     key = (a.round, a.config, a.workload)
     append(os.path.join(a.outdir, "raw.csv"), csv_line(key + (f"{ns:.1f}",)))
-    if a.workload == "sleepers":
+    if is_sleepers(a.workload):
         v = sleepers_figures(text)
         append(os.path.join(a.outdir, "sleepers.csv"),
-               csv_line((a.round, a.config, int(v["procs"]),
+               csv_line((a.round, a.config, a.workload, int(v["procs"]),
                          int(v.get("cgroups", 0)), ops,
                          f"{v.get('asleep_avg', 0):.1f}",
-                         int(v.get("blocked_max", 0)))))
+                         int(v.get("blocked_max", 0)),
+                         f"{v.get('blocked_avg', 0):.1f}",
+                         int(v.get("mem_avail_kb", -1)))))
     if status:
         before, after = (status_events(t) for t in status)
         append(os.path.join(a.outdir, "events.csv"),
@@ -353,7 +365,10 @@ def cmd_bpf(a):
         print(e, file=sys.stderr)
         return 1
     if a.round > 0:
-        append(os.path.join(a.outdir, "bpf.csv"), csv_line([a.round] + full))
+        append(os.path.join(a.outdir, "bpf.csv"),
+               csv_line([a.round, a.workload] + full))
+    if a.workload != "all":
+        print(" ".join(f"{k} {v}" for k, v in zip(BPF_FULL, full)))
     return 0
 
 
@@ -414,6 +429,7 @@ def parser():
     s.add_argument("outdir")
     s.add_argument("round", type=int)
     s.add_argument("output")
+    s.add_argument("--workload", default="all")
     s.set_defaults(fn=cmd_bpf)
     s = sub.add_parser("reads")
     s.add_argument("outdir")

@@ -12,11 +12,13 @@
 # tests), after the build: it needs the module for each kernel and
 # user/iowstat.
 # It checks that the benchmark runs and that its table is complete (every
-# configuration x workload a number or n/a with a reason, the sleepers'
-# rows included), not the targets: timing is not a test.  The results go
+# configuration x workload a number or n/a with a reason, the clock
+# floor's multiples, the sleepers' rows and the quick sleeper sweep at 10
+# and 100 included), not the targets: timing is not a test.  The results go
 # to a temporary folder that is removed at the end, or to
-# $IOWPROBE_BENCH_DIR when set (kept).  Takes about 6 minutes, 12 one
-# box at a time.
+# $IOWPROBE_BENCH_DIR when set (kept).  Took about 6 minutes, 12 one
+# box at a time, before the clock floor and the sweep, which add about a
+# quarter to each box's guest time (doc/bench.md).
 #
 # Exit: 0 pass, 1 fail, 4 skip (no QEMU, a kernel not cached, not built).
 
