@@ -16,9 +16,9 @@
 # floor's multiples, the sleepers' rows and the quick sleeper sweep at 10
 # and 100 included), not the targets: timing is not a test.  The results go
 # to a temporary folder that is removed at the end, or to
-# $IOWPROBE_BENCH_DIR when set (kept).  Took about 6 minutes, 12 one
-# box at a time, before the clock floor and the sweep, which add about a
-# quarter to each box's guest time (doc/bench.md).
+# $IOWPROBE_BENCH_DIR when set (kept).  Takes about 13 minutes one box
+# at a time (772 s on 2026-12-06, beside another test box: 6.1 421 s,
+# 6.12 338 s), one round each (scripts/bench -q).
 #
 # Exit: 0 pass, 1 fail, 4 skip (no QEMU, a kernel not cached, not built).
 
