@@ -1898,6 +1898,21 @@ TEST_F(sched, owners_book_wait_by_kind)
 }
 
 /*
+ * a_waits_10_to_30() - A runs on cpu0 from 0, sleeps in iowait 10..30 and
+ * is woken onto cpu1: a process row with 20 ns of wait
+ */
+static void a_waits_10_to_30(struct kernel *k)
+{
+	at(0);
+	k_switch(k, 0, false, A);
+	at(10);
+	k_io_wait(k, A);
+	k_switch(k, 0, false, IDLE);
+	at(30);
+	k_wake(k, 1, A, 1, false);
+}
+
+/*
  * A sleeps in iowait 10..30 and exits; its leader is freed at 40.  Its
  * row stays, marked exited, through a reaper pass until it is read; the
  * pass after the read returns it to the pool.
@@ -1906,13 +1921,7 @@ TEST_F(sched, exited_row_kept_until_read)
 {
 	struct kernel *k = &self->k;
 
-	at(0);
-	k_switch(k, 0, false, A);
-	at(10);
-	k_io_wait(k, A);
-	k_switch(k, 0, false, IDLE);
-	at(30);
-	k_wake(k, 1, A, 1, false);
+	a_waits_10_to_30(k);
 	at(40);
 	tp_free(1, &k->t[A].ts);
 	reap();				/* not read yet: kept */
@@ -1945,13 +1954,7 @@ TEST_F(sched, reused_pid_gets_a_row_of_its_own)
 {
 	struct kernel *k = &self->k;
 
-	at(0);
-	k_switch(k, 0, false, A);
-	at(10);
-	k_io_wait(k, A);
-	k_switch(k, 0, false, IDLE);
-	at(30);
-	k_wake(k, 1, A, 1, false);
+	a_waits_10_to_30(k);
 	EXPECT_EQ(1, procs_lines(PID_OF(A), 35));
 	k->t[A].ts.start_time += 1000;	/* the same pid, another process */
 	at(40);

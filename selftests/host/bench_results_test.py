@@ -193,7 +193,8 @@ def raw_and_events_csv_rows():
                  (1, "iowprobe", "pinned", 2000, perf) + st,
                  (2, "iowprobe", "copy", 512, dd) + st,
                  (0, "iowprobe", "sleepers", 0, sl) + st,
-                 (2, "iowprobe", "sleepers", 0, sl) + st):
+                 (2, "iowprobe", "sleepers", 0, sl) + st,
+                 (1, "clockfloor", "sweep100", 0, sl)):
         res = run("record", d, *args)
         equal((res.returncode, res.stderr), (0, ""), f"record {args}")
     equal(read(os.path.join(d, "raw.csv")),
@@ -203,15 +204,19 @@ def raw_and_events_csv_rows():
           "1,nothing,copy,408703.1\n"
           "1,iowprobe,pinned,27583.0\n"
           "2,iowprobe,copy,408703.1\n"
-          "2,iowprobe,sleepers,12748.9\n", "raw.csv")
+          "2,iowprobe,sleepers,12748.9\n"
+          "1,clockfloor,sweep100,12748.9\n", "raw.csv")
     equal(read(os.path.join(d, "events.csv")),
           "round,config,workload,ops,events\n"
           "1,iowprobe,pinned,2000,1000\n"
           "2,iowprobe,copy,512,1000\n"
           "2,iowprobe,sleepers,39219,1000\n", "events.csv")
     equal(read(os.path.join(d, "sleepers.csv")),
-          "round,config,procs,cgroups,reads,asleep_avg,blocked_max\n"
-          "2,iowprobe,1250,4,39219,998.4,1041\n", "sleepers.csv")
+          "round,config,workload,procs,cgroups,reads,asleep_avg,"
+          "blocked_max,blocked_avg,mem_avail_kb\n"
+          "2,iowprobe,sleepers,1250,4,39219,998.4,1041,905.9,-1\n"
+          "1,clockfloor,sweep100,1250,4,39219,998.4,1041,905.9,-1\n",
+          "sleepers.csv (a size of the sweep too; no memory figure: -1)")
     kept = read(os.path.join(d, "raw.csv"))
     res = run("record", d, 3, "nothing", "pipe", 2000,
               write("bad", "perf: not found\n"))
@@ -252,9 +257,14 @@ def bpf_csv_what_the_maps_could_not_hold():
     for r in (0, 1):
         res = run("bpf", d, r, out)
         equal((res.returncode, res.stderr), (0, ""), f"bpf round {r}")
+    res = run("bpf", d, 1, out, "--workload", "sweep10000")
+    equal((res.returncode, res.stdout),
+          (0, "tasks_full 0 pending_full 2 rqs_full 5\n"),
+          "bpf for one size of the sweep: its counters printed")
     equal(read(os.path.join(d, "bpf.csv")),
-          "round,tasks_full,pending_full,rqs_full\n"
-          "1,0,2,5\n", "bpf.csv (the warm-up only read)")
+          "round,workload,tasks_full,pending_full,rqs_full\n"
+          "1,all,0,2,5\n"
+          "1,sweep10000,0,2,5\n", "bpf.csv (the warm-up only read)")
     res = run("bpf", d, 2, write("bpf-killed", "iowstat: killed\n"))
     equal(res.returncode, 1, "no stats line: exit status")
     check("--bpf: stats:" in res.stderr, f"why, got {res.stderr!r}")
