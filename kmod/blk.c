@@ -8,7 +8,12 @@
  *
  * A request is kept by the CPU that submitted it (blk_mq_rq_cpu(), which
  * issue and completion both see), in that CPU's hash under that CPU's
- * lock: the lock its blk_local charge takes anyway.  So an issue or a
+ * lock: the lock its blk_local charge takes anyway.  Each CPU's hash has a
+ * bucket for every IOWPROBE_RQ_PER_BUCKET requests of the pool, so a
+ * chain stays short even with the whole pool in flight from one CPU: the
+ * cost of a request does not grow with the requests in flight (at 64
+ * buckets, 10,000 in flight made every completion walk 80 entries).  So an
+ * issue or a
  * completion takes that one lock, and turns the busy clocks (busy.h) with
  * a compare-and-swap each; entries come from the pool (pool.h), this
  * CPU's cache of it first.
@@ -24,8 +29,14 @@
 #include <linux/blk-mq.h>
 #include <linux/blkdev.h>
 #include <linux/hash.h>
+#include <linux/log2.h>
+#include <linux/minmax.h>
+#include <linux/overflow.h>
+#include <linux/printk.h>
 #include <linux/sched.h>
 #include <linux/seq_file.h>
+#include <linux/slab.h>
+#include <linux/topology.h>
 
 #include "busy.h"
 #include "devs.h"
@@ -39,7 +50,14 @@
  */
 #define IOWPROBE_STALE_NS	(120ULL * NSEC_PER_SEC)
 
+/* a CPU's hash: a bucket per this many requests of the pool, at most */
+#define IOWPROBE_RQ_PER_BUCKET	4U
+/* the buckets of a CPU's hash that the reaper ends in one locked section */
+#define IOWPROBE_REAP_BUCKETS	64U
+
 static struct iowprobe_table requests;
+/* log2 of the buckets of every CPU's hash, set at load */
+static unsigned int rq_bits __read_mostly;
 static atomic64_t rq_anomalies;
 static atomic64_t rq_stale;
 
@@ -55,6 +73,43 @@ static __always_inline void busy_add(u16 dev, bool start, u64 now)
 		iowprobe_table_settle(&requests);
 }
 
+static void rq_hashes_free(void)
+{
+	int cpu;
+
+	for_each_possible_cpu(cpu) {
+		kvfree(per_cpu_ptr(iowprobe_cpus, cpu)->rq_hash);
+		per_cpu_ptr(iowprobe_cpus, cpu)->rq_hash = NULL;
+	}
+}
+
+/*
+ * rq_hashes_alloc() - every CPU's hash of requests, for a pool of @pool,
+ * on the CPU's own node: its issues and most of its completions look there
+ */
+static int rq_hashes_alloc(unsigned int pool)
+{
+	unsigned int n = roundup_pow_of_two(max(pool / IOWPROBE_RQ_PER_BUCKET,
+						IOWPROBE_REAP_BUCKETS));
+	struct hlist_head *hash;
+	int cpu;
+
+	rq_bits = ilog2(n);
+	for_each_possible_cpu(cpu) {
+		/* zeroed: every bucket empty */
+		hash = kvzalloc_node(array_size(n, sizeof(*hash)), GFP_KERNEL,
+				     cpu_to_node(cpu));
+		if (!hash) {
+			rq_hashes_free();
+			pr_err("cannot allocate the hashes of %u requests: load with a smaller requests=\n",
+			       pool);
+			return -ENOMEM;
+		}
+		per_cpu_ptr(iowprobe_cpus, cpu)->rq_hash = hash;
+	}
+	return 0;
+}
+
 /* iowprobe_blk_init() - a pool of @pool requests in flight */
 int iowprobe_blk_init(unsigned int pool)
 {
@@ -65,12 +120,22 @@ int iowprobe_blk_init(unsigned int pool)
 		return ret;
 	ret = iowprobe_table_init(&requests, "requests", pool, false);
 	if (ret)
-		iowprobe_devs_exit();
+		goto err_devs;
+	ret = rq_hashes_alloc(pool);
+	if (ret)
+		goto err_table;
+	return 0;
+
+err_table:
+	iowprobe_table_destroy(&requests);
+err_devs:
+	iowprobe_devs_exit();
 	return ret;
 }
 
 void iowprobe_blk_exit(void)
 {
+	rq_hashes_free();
 	iowprobe_table_destroy(&requests);
 	iowprobe_devs_exit();
 }
@@ -103,7 +168,7 @@ static __always_inline int rq_cpu_nr(struct request *rq)
 static struct hlist_head *rq_bucket(struct iowprobe_cpu *c,
 				    struct request *rq)
 {
-	return &c->rq_hash[hash_ptr(rq, IOWPROBE_CPU_RQ_BITS)];
+	return &c->rq_hash[hash_ptr(rq, rq_bits)];
 }
 
 /*
@@ -185,12 +250,13 @@ static bool rq_stale_at(const struct iowprobe_entry *e, u64 now)
 }
 
 /*
- * reap_cpu() - end @cpu's lost requests, and close its open segment, so
- * that no segment outlives the in-flight clock's unwrap range (busy.h)
+ * reap_buckets() - end the lost requests of @c's buckets @from to @to - 1,
+ * in one locked section of a few: a hash sized for a large pool is not
+ * walked with interrupts off all at once
  */
-static void reap_cpu(int cpu)
+static void reap_buckets(struct iowprobe_cpu *c, int cpu, unsigned int from,
+			 unsigned int to)
 {
-	struct iowprobe_cpu *c = per_cpu_ptr(iowprobe_cpus, cpu);
 	struct iowprobe_entry *e;
 	struct hlist_node *tmp;
 	unsigned long flags;
@@ -199,7 +265,7 @@ static void reap_cpu(int cpu)
 
 	raw_spin_lock_irqsave(&c->lock, flags);
 	now = iowprobe_clock(cpu);
-	for (b = 0; b < ARRAY_SIZE(c->rq_hash); b++) {
+	for (b = from; b < to; b++) {
 		hlist_for_each_entry_safe(e, tmp, &c->rq_hash[b], node) {
 			if (!rq_stale_at(e, now))
 				continue;
@@ -208,6 +274,25 @@ static void reap_cpu(int cpu)
 			rq_end(c, e, false, now);
 		}
 	}
+	raw_spin_unlock_irqrestore(&c->lock, flags);
+}
+
+/*
+ * reap_cpu() - end @cpu's lost requests, and close its open segment, so
+ * that no segment outlives the in-flight clock's unwrap range (busy.h)
+ */
+static void reap_cpu(int cpu)
+{
+	struct iowprobe_cpu *c = per_cpu_ptr(iowprobe_cpus, cpu);
+	unsigned int b, n = 1U << rq_bits;
+	unsigned long flags;
+	u64 now;
+
+	/* n is a power of two of at least IOWPROBE_REAP_BUCKETS */
+	for (b = 0; b < n; b += IOWPROBE_REAP_BUCKETS)
+		reap_buckets(c, cpu, b, b + IOWPROBE_REAP_BUCKETS);
+	raw_spin_lock_irqsave(&c->lock, flags);
+	now = iowprobe_clock(cpu);
 	iowprobe_acct_close(&c->acct, now, iowprobe_blk_gclock(&c->acct, now));
 	raw_spin_unlock_irqrestore(&c->lock, flags);
 }

@@ -45,9 +45,6 @@ enum iowprobe_event {
 
 #undef IOWPROBE_EV_ENUM
 
-/* log2 of the hash buckets each CPU has for its requests in flight */
-#define IOWPROBE_CPU_RQ_BITS	6
-
 /*
  * struct iowprobe_cpu - one CPU's state
  * @lock:     lock over everything but @events; taken irqsave, because
@@ -59,14 +56,16 @@ enum iowprobe_event {
  * @counters: what happened to this CPU, possibly seen from another CPU
  * @rq_hash:  requests submitted from this CPU in flight, keyed by request:
  *            issue and completion find them under @lock, which they take
- *            anyway, instead of under a table lock of their own
+ *            anyway, instead of under a table lock of their own; sized by
+ *            the request pool at load (blk.c), so that a chain stays short
+ *            however many requests are in flight
  * @events:   tracepoint hits on this CPU, this_cpu_inc() only
  */
 struct iowprobe_cpu {
 	raw_spinlock_t lock;
 	struct iowprobe_acct acct;
 	struct list_head pending;
-	struct hlist_head rq_hash[1 << IOWPROBE_CPU_RQ_BITS];
+	struct hlist_head *rq_hash;
 	u64 counters[IOWPROBE_C_NR];
 	u64 events[IOWPROBE_EV_NR];
 };

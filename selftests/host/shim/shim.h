@@ -30,6 +30,7 @@
 #define __maybe_unused	__attribute__((__unused__))
 #define notrace		/* no function tracer here */
 #define __percpu
+#define __read_mostly
 #define likely(x)	__builtin_expect(!!(x), 1)
 #define unlikely(x)	__builtin_expect(!!(x), 0)
 #define READ_ONCE(x)	(*(const volatile typeof(x) *)&(x))

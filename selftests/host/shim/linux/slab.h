@@ -14,5 +14,9 @@ extern long shim_allocs;
 
 #define kcalloc(n, size, gfp)	shim_calloc(n, size)
 #define kfree(p)		shim_free(p)
+/* the kv* allocators are libc's too: one node, no vmalloc */
+#define kvcalloc(n, size, gfp)	shim_calloc(n, size)
+#define kvzalloc_node(size, gfp, node)	shim_calloc(1, size)
+#define kvfree(p)		shim_free(p)
 
 #endif /* SHIM_LINUX_SLAB_H */
