@@ -12,11 +12,10 @@
  * bucket for every IOWPROBE_RQ_PER_BUCKET requests of the pool, so a
  * chain stays short even with the whole pool in flight from one CPU: the
  * cost of a request does not grow with the requests in flight (at 64
- * buckets, 10,000 in flight made every completion walk 80 entries).  So an
- * issue or a
- * completion takes that one lock, and turns the busy clocks (busy.h) with
- * a compare-and-swap each; entries come from the pool (pool.h), this
- * CPU's cache of it first.
+ * buckets, 10,000 in flight made every issue walk a chain of 80).  So an
+ * issue or a completion takes that one lock, and turns the busy clocks
+ * (busy.h) with a compare-and-swap each; entries come from the pool
+ * (pool.h), this CPU's cache of it first.
  * (A request issued again from another CPU without a completion seen is
  * not found by that issue: its old entry waits for the reaper.)
  * A request issued by a user task is also its process's (owners.c), for
