@@ -104,6 +104,12 @@ struct {
 const volatile bool task_storage;
 /* ... and the parked sleepers of 6.12 are found by pid (reconcile_slot()) */
 const volatile bool parked_by_pid;
+/*
+ * ... and every wait is booked as "other", unsorted: set only to measure
+ * what sorting the waits costs (IOWSTAT_BPF_NO_WAIT_KINDS, scripts/bench's
+ * bpfnokinds); the verifier drops the code it skips
+ */
+const volatile bool wait_kinds_off;
 
 struct {
 	__uint(type, BPF_MAP_TYPE_TASK_STORAGE);

@@ -280,9 +280,12 @@ __noinline int owners_note(struct iowprobe_bpf_task *t,
  */
 static __always_inline __u64 wait_kind(struct task_struct *p)
 {
-	__u32 flags = p->flags;
 	struct pt_regs *regs;
+	__u32 flags;
 
+	if (wait_kinds_off)
+		return IOWPROBE_WAIT_other;
+	flags = p->flags;
 	if (flags & (PF_KTHREAD | PF_IO_WORKER))
 		return flags & PF_KTHREAD ? IOWPROBE_WAIT_other :
 					    IOWPROBE_WAIT_uring;

@@ -383,6 +383,7 @@ static int open_skel(void)
 	mode = tasks_mode();
 	s->rodata->task_storage = mode > 0;
 	s->rodata->parked_by_pid = mode == 2;
+	s->rodata->wait_kinds_off = !!getenv("IOWSTAT_BPF_NO_WAIT_KINDS");
 	err = bpf_map__set_max_entries(s->maps.cpus, st.ncpus);
 	if (!err)
 		err = bpf_map__set_max_entries(s->maps.k_load, st.ncpus);
