@@ -16,7 +16,9 @@
 # iowstat made for it wherever systemd mounts cgroup v2 (/sys/fs/cgroup, or
 # /sys/fs/cgroup/unified in its hybrid layout, as on the machine this was
 # written on); then `iowstat --bpf --top -o json 1 2` during another such
-# dd has a row for dd that waited.
+# dd has a row for dd that waited, its wait in read(): WAITS-IN rw; and
+# again with IOWSTAT_BPF_NO_WAIT_KINDS=1 (the bench's switch), all of it
+# booked as other.
 # Prints KTAP and a Totals line.  Exit: 0 pass, 1 fail, 4 skip (not root,
 # iowstat built without BPF, BPF not permitted here: the reason is printed).
 
@@ -24,7 +26,7 @@ SELF_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 # shellcheck source-path=SCRIPTDIR/../lib source=lib.sh
 . "$SELF_DIR/../lib/lib.sh"
 IOWSTAT=${1:-$LIB_REPO/user/iowstat}
-PLAN=5
+PLAN=6
 FILE_MB=16
 WORK=
 
@@ -131,30 +133,33 @@ sys.exit(4 if idle < 0.01 * wall else 1)
 EOF
 }
 
-# check_top() - --bpf --top during dds: a dd row that waited; 0 or 1
+# check_top(kind) - --bpf --top during dds: a dd row that waited, most of
+# its wait in kind: rw, or other with the kinds switched off; 0 or 1
 check_top() {
-	local dd_pid rc=0
+	local kind=$1 dd_pid rc=0 env=()
 
 	# dd again and again, until iowstat has attached and sampled
 	(while :; do
 		dd if="$WORK/file" of=/dev/null bs=4k iflag=direct status=none
 	done) &
 	dd_pid=$!
-	"$IOWSTAT" --bpf --top -o json 1 2 > "$WORK/top" 2> "$WORK/err" ||
-		rc=$?
+	[ "$kind" = rw ] || env=(IOWSTAT_BPF_NO_WAIT_KINDS=1)
+	env ${env[@]+"${env[@]}"} "$IOWSTAT" --bpf --top -o json 1 2 \
+		> "$WORK/top" 2> "$WORK/err" || rc=$?
 	kill "$dd_pid"
 	wait "$dd_pid" 2> /dev/null
 	sed 's/^/# /' "$WORK/err"
 	[ "$rc" = 0 ] || return 1
-	python3 - "$WORK/top" <<'EOF'
+	python3 - "$WORK/top" "$kind" <<'EOF'
 import json, sys
 
 host = json.load(open(sys.argv[1]))["sysstat"]["hosts"][0]
 rows = [r for s in host["statistics"] for r in s.get("top-procs", [])
-        if r["command"] == "dd"]
+        if r["command"] == "dd" and r["wait"] > 0]
 for r in rows:
     print(f"# dd: {r}")
-sys.exit(0 if any(r["wait"] > 0 for r in rows) else 1)
+sys.exit(0 if rows and all(r["waits-in"] == sys.argv[2] for r in rows)
+         else 1)
 EOF
 }
 
@@ -195,6 +200,7 @@ main() {
 		ktap_skip "iowait booked" "no run"
 		ktap_skip "the tree's iowait" "no run"
 		ktap_skip "--top: a row for dd" "no run"
+		ktap_skip "--top, the kinds off: a row for dd" "no run"
 		ktap_finished
 	fi
 	if check wall; then
@@ -210,10 +216,15 @@ main() {
 	*) ktap_fail "the run booked iowait" ;;
 	esac
 	tree_check
-	if check_top; then
-		ktap_ok "iowstat --bpf --top during a dd: a row for dd that waited"
+	if check_top rw; then
+		ktap_ok "iowstat --bpf --top during a dd: a row for dd that waited, in read (rw)"
 	else
-		ktap_fail "iowstat --bpf --top during a dd: a row for dd that waited"
+		ktap_fail "iowstat --bpf --top during a dd: a row for dd that waited, in read (rw)"
+	fi
+	if check_top other; then
+		ktap_ok "the same, IOWSTAT_BPF_NO_WAIT_KINDS=1: its wait unsorted (other)"
+	else
+		ktap_fail "the same, IOWSTAT_BPF_NO_WAIT_KINDS=1: its wait unsorted (other)"
 	fi
 	ktap_finished
 }
