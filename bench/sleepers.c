@@ -18,7 +18,7 @@
  * clock starts; then all start at once and count the reads they complete
  * until the window ends.  Prints one line:
  *   procs P cgroups C reads R ns_per_read N asleep_avg A blocked_max B
- *   blocked_avg B busy_pct U mem_avail_kb M
+ *   blocked_avg B busy_pct U mem_avail_kb M inflight_avg I
  * ns_per_read: the window over the reads, the inverse of the throughput.
  * asleep_avg: how many slept at once, on average from the start (the
  * warm-up included) to the window's end: the
@@ -27,7 +27,13 @@
  * the last read's sleep past the window counts (dividing each by its own
  * span instead is worse: after the window, the exits crowd the CPUs).  blocked_max and
  * blocked_avg: the kernel's own count of tasks asleep in iowait
- * (procs_blocked in /proc/stat), sampled SAMPLES times.  busy_pct: the
+ * (procs_blocked in /proc/stat), sampled SAMPLES times.  inflight_avg: the
+ * disk's own count of its requests in flight (its sysfs inflight), sampled
+ * with procs_blocked: each process sleeps while its read is in the disk, so
+ * this is the count of them asleep in the window.  It is kept beside
+ * procs_blocked because since 6.12 nr_iowait misses a sleeper whose CPU
+ * dequeues it late (delayed dequeue) or not at all before its wakeup; the
+ * disk's count does not depend on the scheduler.  busy_pct: the
  * share of CPU time neither idle nor iowait over the window.  mem_avail_kb:
  * MemAvailable of /proc/meminfo once every process is ready, the least
  * the run leaves (scripts/bench sizes the box's memory by it).
@@ -44,6 +50,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -133,6 +141,36 @@ static long proc_stat(unsigned long long *busy, unsigned long long *total)
 	if (p)
 		blocked = strtol(p + 15, NULL, 10);
 	return blocked;
+}
+
+/*
+ * inflight_path() - into @path, the sysfs inflight file of block device
+ * @dev (a disk or a partition: /sys/dev/block links both); -1 when @dev is
+ * not a block device
+ */
+static int inflight_path(const char *dev, char *path, size_t size)
+{
+	struct stat st;
+
+	if (stat(dev, &st) || !S_ISBLK(st.st_mode))
+		return -1;
+	snprintf(path, size, "/sys/dev/block/%u:%u/inflight",
+		 major(st.st_rdev), minor(st.st_rdev));
+	return 0;
+}
+
+/* disk_inflight() - the reads and writes in flight of @path; -1 on error */
+static long disk_inflight(const char *path)
+{
+	long reads, writes, n = -1;
+	FILE *f = fopen(path, "r");
+
+	if (!f)
+		return -1;
+	if (fscanf(f, "%ld %ld", &reads, &writes) == 2)
+		n = reads + writes;
+	fclose(f);
+	return n;
 }
 
 /* mem_avail_kb() - MemAvailable of /proc/meminfo in KiB; -1 on error */
@@ -272,7 +310,9 @@ int main(int argc, char **argv)
 {
 	unsigned long long busy0 = 0, total0 = 0, busy1 = 0, total1 = 0;
 	long long start, window, step, warmup = -1;
-	long blocked, bmax = 0, bsum = 0, reads = 0, avail;
+	long blocked, bmax = 0, bsum = 0, reads = 0, avail, inflight;
+	long isum = 0;
+	char inflight_file[64];
 	long long asleep = 0;
 	int ready[2], go[2], procs, ncg, i, nsamples = 0, failed = 0;
 	struct sched_param fifo = { .sched_priority = 1 };
@@ -304,6 +344,12 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	ncg = argc - 4;
+	if (inflight_path(argv[1], inflight_file, sizeof(inflight_file)) ||
+	    disk_inflight(inflight_file) < 0) {
+		fprintf(stderr, "sleepers: %s: no block device with an inflight count in /sys/dev/block; give a disk such as /dev/nullb0\n",
+			argv[1]);
+		return 2;
+	}
 	sh = mmap(NULL, sizeof(*sh) + procs * sizeof(sh->child[0]),
 		  PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
 	if (sh == MAP_FAILED || pipe(ready) || pipe(go)) {
@@ -362,10 +408,13 @@ int main(int argc, char **argv)
 	while (!failed && nsamples < SAMPLES) {
 		sleep_ns(sh->from + (nsamples + 1) * step - now_ns());
 		blocked = proc_stat(NULL, NULL);
-		if (blocked < 0) {
-			perror("sleepers: /proc/stat");
+		inflight = disk_inflight(inflight_file);
+		if (blocked < 0 || inflight < 0) {
+			fprintf(stderr, "sleepers: %s: %s\n", blocked < 0 ?
+				"/proc/stat" : inflight_file, strerror(errno));
 			failed = 1;
 		}
+		isum += inflight;
 		if (blocked > bmax)
 			bmax = blocked;
 		bsum += blocked;
@@ -394,6 +443,7 @@ int main(int argc, char **argv)
 	       procs, ncg, reads, (double)window / reads,
 	       (double)asleep / (sh->deadline - start), bmax, (double)bsum / nsamples,
 	       100.0 * (busy1 - busy0) / (total1 - total0));
-	printf(" mem_avail_kb %ld\n", avail);
+	printf(" mem_avail_kb %ld inflight_avg %.1f\n", avail,
+	       (double)isum / nsamples);
 	return 0;
 }

@@ -66,7 +66,7 @@ import sys
 RAW_HEADER = "round,config,workload,ns_per_op"
 EVENTS_HEADER = "round,config,workload,ops,events"
 SLEEPERS_HEADER = ("round,config,workload,procs,cgroups,reads,asleep_avg,"
-                   "blocked_max,blocked_avg,mem_avail_kb")
+                   "blocked_max,blocked_avg,mem_avail_kb,inflight_avg")
 BPF_HEADER = "round,workload,tasks_full,pending_full,rqs_full"
 # iowstat --bpf's counters of what its maps could not hold
 BPF_FULL = ("tasks_full", "pending_full", "rqs_full")
@@ -144,6 +144,12 @@ def sleepers_figures(text):
         pass
     raise NoFigure("no \"procs ... reads R ns_per_read N\" line in "
                    "sleepers' output")
+
+
+def inflight(v):
+    """the disk's requests in flight on average, or empty: a sleepers of
+    before it was sampled"""
+    return f"{v['inflight_avg']:.1f}" if "inflight_avg" in v else ""
 
 
 def is_sleepers(workload):
@@ -350,7 +356,8 @@ def cmd_record(a):
                          f"{v.get('asleep_avg', 0):.1f}",
                          int(v.get("blocked_max", 0)),
                          f"{v.get('blocked_avg', 0):.1f}",
-                         int(v.get("mem_avail_kb", -1)))))
+                         int(v.get("mem_avail_kb", -1)),
+                         inflight(v))))
     if status:
         before, after = (status_events(t) for t in status)
         append(os.path.join(a.outdir, "events.csv"),

@@ -58,7 +58,7 @@ DD = """\
 """
 SLEEPERS = """\
 procs 1250 cgroups 4 reads 39219 ns_per_read 12748.9 asleep_avg 998.4 \
-blocked_max 1041 blocked_avg 905.9 busy_pct 99.3
+blocked_max 1041 blocked_avg 905.9 busy_pct 99.3 inflight_avg 1001.2
 """
 # iowstat --bpf's last lines with IOWSTAT_BPF_STATS=1
 BPF_STATS = """\
@@ -154,6 +154,11 @@ def each_tool_output_read_as_ns_per_operation():
     # the window over the reads, and the reads its own count
     equal(br.ns_per_op("sleepers", SLEEPERS, 0), 12748.9, "sleepers")
     equal(br.ops_done("sleepers", SLEEPERS, 0), 39219, "sleepers' reads")
+    equal(br.inflight(br.sleepers_figures(SLEEPERS)), "1001.2",
+          "the disk's requests in flight")
+    equal(br.inflight(br.sleepers_figures(
+        SLEEPERS.replace(" inflight_avg 1001.2", ""))), "",
+        "a sleepers that did not sample the disk: no figure, not 0")
     equal(br.ops_done("copy", DD, 512), 512, "dd's blocks")
     equal(br.status_events(STATUS_AFTER) - br.status_events(STATUS_BEFORE),
           1000, "tracepoint hits between two status reads")
@@ -213,9 +218,10 @@ def raw_and_events_csv_rows():
           "2,iowprobe,sleepers,39219,1000\n", "events.csv")
     equal(read(os.path.join(d, "sleepers.csv")),
           "round,config,workload,procs,cgroups,reads,asleep_avg,"
-          "blocked_max,blocked_avg,mem_avail_kb\n"
-          "2,iowprobe,sleepers,1250,4,39219,998.4,1041,905.9,-1\n"
-          "1,clockfloor,sweep100,1250,4,39219,998.4,1041,905.9,-1\n",
+          "blocked_max,blocked_avg,mem_avail_kb,inflight_avg\n"
+          "2,iowprobe,sleepers,1250,4,39219,998.4,1041,905.9,-1,1001.2\n"
+          "1,clockfloor,sweep100,1250,4,39219,998.4,1041,905.9,-1,"
+          "1001.2\n",
           "sleepers.csv (a size of the sweep too; no memory figure: -1)")
     kept = read(os.path.join(d, "raw.csv"))
     res = run("record", d, 3, "nothing", "pipe", 2000,
