@@ -99,10 +99,17 @@ def reader_tree(dev, reads):
     "command" object, iowstat's stderr, timed_reads's own figures, the
     time of each of its timed reads).  The sync is of DEV alone: on 7.3 a
     whole sync waits in iowait for the 9p mounts of the test box (17 ms,
-    measured, no block request), which is not the reads'."""
-    with tempfile.NamedTemporaryFile("r", suffix=".out") as out:
-        script = (f'printf "\\n\\n" | {TIMED_READS} {dev} {reads} '
-                  f'> {out.name}; sync {dev}')
+    measured, no block request), which is not the reads'.  timed_reads's
+    two lines come from a file, not a pipe: the pipe's writer was a
+    process that lived beside it, against "one after the other" of the
+    thread-seconds (a clean-clone CI's 6.1 box had them 67 ms past twice
+    the wall, 2026-12-07)."""
+    with tempfile.NamedTemporaryFile("r", suffix=".out") as out, \
+            tempfile.NamedTemporaryFile("w", suffix=".in") as lines_in:
+        lines_in.write("\n\n")
+        lines_in.flush()
+        script = (f"{TIMED_READS} {dev} {reads} < {lines_in.name} "
+                  f"> {out.name}; sync {dev}")
         c, err = iowstat_json("sh", "-c", script)
         lines = out.read().splitlines()
     m = {kv.split("=")[0]: int(kv.split("=")[1])
