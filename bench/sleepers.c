@@ -6,13 +6,18 @@
  * null_blk disk that completes each request after a delay, so that most
  * of them sleep in iowait at any instant
  *
- * usage: sleepers [-W MS] DEV PROCS MS [CGROUP...]
+ * usage: sleepers [-W MS] [-E SRC=OUT] DEV PROCS MS [CGROUP...]
  *   -W MS   a warm-up: the window opens MS after every process has
  *           completed its first read, and reads completed before it are
  *           not counted.  All start at once: each first runs (its first
  *           faults), then none completes a read before the disk's delay;
  *           at 10,000 processes that start is most of a 500 ms window and
  *           would count as slowness at 10,000 and not at 100
+ *   -E SRC=OUT
+ *           copy file SRC to OUT.open as the window opens and to
+ *           OUT.close as it closes: iowprobe's status, whose tracepoint
+ *           hits in the window are then the reads' own, without the
+ *           forks, the warm-up and the exits around it
  *
  * Every process is forked, has joined its cgroup and opened DEV before the
  * clock starts; then all start at once and count the reads they complete
@@ -60,6 +65,8 @@
 #define MAX_PROCS	100000
 #define SAMPLES		20
 #define WARMUP_MAX	(60 * 1000000000LL)	/* -W: ns for every first read */
+#define USAGE \
+	"usage: sleepers [-W MS] [-E SRC=OUT] DEV PROCS MS [CGROUP...]\n"
 
 /* shared between the parent and its children */
 struct shared {
@@ -171,6 +178,60 @@ static long disk_inflight(const char *path)
 		n = reads + writes;
 	fclose(f);
 	return n;
+}
+
+/*
+ * read_whole() - file @path into @buf of @size; its length, or -1 (errno
+ * set; EFBIG when it does not fit)
+ */
+static ssize_t read_whole(const char *path, char *buf, size_t size)
+{
+	ssize_t len = 0, got = 1;
+	int fd = open(path, O_RDONLY);
+
+	if (fd < 0)
+		return -1;
+	while (got > 0 && (size_t)len < size) {
+		got = read(fd, buf + len, size - len);
+		if (got > 0)
+			len += got;
+	}
+	close(fd);
+	if (got > 0) {
+		errno = EFBIG;
+		return -1;
+	}
+	return got < 0 ? -1 : len;
+}
+
+/*
+ * copy_edge() - with @spec "SRC=OUT", copy file SRC to OUT.@edge; 0 when
+ * @spec is NULL, -1 (said) on error
+ */
+static int copy_edge(const char *spec, const char *edge)
+{
+	static char buf[1 << 16];
+	const char *eq = spec ? strchr(spec, '=') : NULL;
+	char src[4096], dst[4096];
+	ssize_t n;
+	int out, ok;
+
+	if (!spec)
+		return 0;
+	snprintf(src, sizeof(src), "%.*s", (int)(eq - spec), spec);
+	snprintf(dst, sizeof(dst), "%s.%s", eq + 1, edge);
+	n = read_whole(src, buf, sizeof(buf));
+	if (n < 0) {
+		fprintf(stderr, "sleepers: %s: %s\n", src, strerror(errno));
+		return -1;
+	}
+	out = open(dst, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	ok = out >= 0 && write(out, buf, n) == n;
+	if (out >= 0 && close(out))
+		ok = 0;
+	if (!ok)
+		fprintf(stderr, "sleepers: %s: %s\n", dst, strerror(errno));
+	return ok ? 0 : -1;
 }
 
 /* mem_avail_kb() - MemAvailable of /proc/meminfo in KiB; -1 on error */
@@ -316,21 +377,37 @@ int main(int argc, char **argv)
 	long long asleep = 0;
 	int ready[2], go[2], procs, ncg, i, nsamples = 0, failed = 0;
 	struct sched_param fifo = { .sched_priority = 1 };
+	const char *edges = NULL;
 	struct shared *sh;
 	char *end;
+	int opt;
 	char c;
 
-	if (argc > 2 && !strcmp(argv[1], "-W")) {
-		warmup = strtoll(argv[2], &end, 10) * 1000000LL;
-		if (*end || warmup < 0) {
-			fprintf(stderr, "sleepers: -W MS must be 0 or more\n");
+	while ((opt = getopt(argc, argv, "+W:E:")) != -1) {
+		switch (opt) {
+		case 'W':
+			warmup = strtoll(optarg, &end, 10) * 1000000LL;
+			if (*end || warmup < 0) {
+				fprintf(stderr, "sleepers: -W MS must be 0 or more\n");
+				return 2;
+			}
+			break;
+		case 'E':
+			edges = optarg;
+			if (!strchr(edges, '=') || *edges == '=') {
+				fprintf(stderr, "sleepers: -E takes SRC=OUT\n");
+				return 2;
+			}
+			break;
+		default:
+			fprintf(stderr, "%s", USAGE);
 			return 2;
 		}
-		argv += 2;
-		argc -= 2;
 	}
+	argv += optind - 1;
+	argc -= optind - 1;
 	if (argc < 4) {
-		fprintf(stderr, "usage: sleepers [-W MS] DEV PROCS MS [CGROUP...]\n");
+		fprintf(stderr, "%s", USAGE);
 		return 2;
 	}
 	procs = strtol(argv[2], &end, 10);
@@ -403,6 +480,8 @@ int main(int argc, char **argv)
 		if (!failed && proc_stat(&busy0, &total0) < 0)
 			failed = 1;
 	}
+	if (!failed && copy_edge(edges, "open"))
+		failed = 1;
 	/* the first sample after one step: the start is a burst of wakeups */
 	step = (sh->deadline - sh->from) / (SAMPLES + 1);
 	while (!failed && nsamples < SAMPLES) {
@@ -422,7 +501,8 @@ int main(int argc, char **argv)
 	}
 	if (!failed) {
 		sleep_ns(sh->deadline - now_ns());
-		if (proc_stat(&busy1, &total1) < 0)
+		if (proc_stat(&busy1, &total1) < 0 ||
+		    copy_edge(edges, "close"))
 			failed = 1;
 	}
 	while (wait(NULL) > 0)

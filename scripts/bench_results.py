@@ -9,7 +9,8 @@
 # usage: bench_results.py schedule ROUNDS WARMUP CONFIG...
 #        bench_results.py start OUTDIR
 #        bench_results.py record OUTDIR ROUND CONFIG WORKLOAD OPS OUTPUT
-#                         [STATUS_BEFORE STATUS_AFTER]
+#                         [STATUS_BEFORE STATUS_AFTER
+#                          [STATUS_OPEN STATUS_CLOSE]]
 #        bench_results.py bpf OUTDIR ROUND OUTPUT [--workload WORKLOAD]
 #        bench_results.py na OUTDIR CONFIGS WORKLOADS < KEY<TAB>REASON...
 #        bench_results.py reads OUTDIR (CONFIG WORKLOAD READS EVENTS |
@@ -31,7 +32,11 @@
 #             to raw.csv, and for sleepers and sweepN how many slept at
 #             once (and the memory left) to sleepers.csv; with
 #             the debugfs status before and after the run, also the
-#             tracepoint hits to events.csv; round 0 is only read.  When
+#             tracepoint hits to events.csv, those between STATUS_OPEN
+#             and STATUS_CLOSE when given (the status as the sleepers'
+#             window opened and closed: their reads' own hits, without
+#             the forks, the warm-up and the exits); round 0 is only
+#             read.  When
 #             OUTPUT has no figure, or iowprobe ran out of a pool during
 #             the run (its figure would miss work it skipped): the reason
 #             on stderr, exit 1
@@ -339,7 +344,7 @@ def cmd_record(a):
     except NoFigure as e:
         print(e, file=sys.stderr)
         return 1
-    out = pools_exhausted(*status) if status else []
+    out = pools_exhausted(*status[:2]) if status else []
     if out:
         print(f"iowprobe ran out: {', '.join(out)} (not everything was "
               "followed; load it with larger pools)", file=sys.stderr)
@@ -359,7 +364,8 @@ def cmd_record(a):
                          int(v.get("mem_avail_kb", -1)),
                          inflight(v))))
     if status:
-        before, after = (status_events(t) for t in status)
+        # the window's own when the run copied the status at its edges
+        before, after = (status_events(t) for t in status[-2:])
         append(os.path.join(a.outdir, "events.csv"),
                csv_line(key + (ops, after - before)))
     return 0
@@ -465,8 +471,10 @@ def parser():
 
 def main(argv):
     a = parser().parse_args(argv)
-    if a.cmd == "record" and len(a.status) not in (0, 2):
-        parser().error("record: give both status files or neither")
+    if a.cmd == "record" and len(a.status) not in (0, 2, 4):
+        parser().error("record: give the status before and after the "
+                       "run, those and the window's open and close, or "
+                       "none")
     if a.cmd == "reader" and a.first and a.samples < 2:
         parser().error("reader: --first and --all need --samples 2 or more")
     return a.fn(a)

@@ -256,6 +256,35 @@ def a_run_in_which_iowprobe_ran_out_of_a_pool_is_refused():
 
 
 @iow.test
+def the_window_s_own_hits_when_the_run_copied_its_edges():
+    d = outdir()
+    equal(run("start", d).returncode, 0, "start")
+    opened = STATUS_BEFORE.replace("4000", "4100")
+    closed = STATUS_BEFORE.replace("4000", "4350")
+    exhausted = STATUS_AFTER.replace("task_pool_exhausted: 0",
+                                     "task_pool_exhausted: 2")
+    sl = write("sleepers", SLEEPERS)
+    edges = (write("open", opened), write("close", closed))
+    res = run("record", d, 1, "iowprobe", "sweep1000", 0, sl,
+              write("before", STATUS_BEFORE), write("after", STATUS_AFTER),
+              *edges)
+    equal((res.returncode, res.stderr), (0, ""), "record with the edges")
+    equal(read(os.path.join(d, "events.csv")),
+          "round,config,workload,ops,events\n"
+          "1,iowprobe,sweep1000,39219,250\n",
+          "events.csv: the 250 hits of the window, not the run's 1000")
+    # a pool that ran out in the warm-up counts: before and after decide
+    res = run("record", d, 2, "iowprobe", "sweep1000", 0, sl,
+              write("before", STATUS_BEFORE), write("after-ex", exhausted),
+              *edges)
+    equal(res.returncode, 1, "a pool that ran out outside the window")
+    res = run("record", d, 2, "iowprobe", "sweep1000", 0, sl,
+              write("before", STATUS_BEFORE), write("after", STATUS_AFTER),
+              edges[0])
+    equal(res.returncode, 2, "three status files: a usage error")
+
+
+@iow.test
 def bpf_csv_what_the_maps_could_not_hold():
     d = outdir()
     equal(run("start", d).returncode, 0, "start")
