@@ -8,8 +8,8 @@
 #   KERNEL   test kernels (default: 6.1 and 6.12)
 #
 # Runs on the host (it boots the test box once per kernel, two at once,
-# or $IOWPROBE_BENCH_JOBS at once: make check runs one, beside the guest
-# tests), after the build: it needs the module for each kernel and
+# or $IOWPROBE_BENCH_JOBS at once: make check runs one, in a lane beside
+# the other), after the build: it needs the module for each kernel and
 # user/iowstat.
 # It checks that the benchmark runs and that its table is complete (every
 # configuration x workload a number or n/a with a reason, the clock
