@@ -12,6 +12,7 @@
 
 #include <linux/cpuhotplug.h>
 #include <linux/irqflags.h>
+#include <linux/limits.h>
 #include <linux/percpu.h>
 #include <linux/rcupdate.h>
 #include <linux/sched/signal.h>
@@ -196,18 +197,24 @@ static void sleep_start(struct iowprobe_cpu *c, struct iowprobe_entry *e,
 }
 
 /*
- * reconcile() - 6.12: count the delayed sleepers that a pick on this CPU
- * has blocked since the last switch (__block_task() has no tracepoint)
+ * reconcile() - 6.12: count the delayed sleepers parked on @c that a pick
+ * has blocked since (__block_task() has no tracepoint), until @want are
+ * found; c->lock held.  Oldest first: a sleeper parked longer is likelier
+ * to have been blocked.
  */
-static void reconcile(struct iowprobe_cpu *c, bool was_idle, u64 *now)
+static void reconcile(struct iowprobe_cpu *c, bool was_idle, int want,
+		      u64 *now)
 {
 	struct iowprobe_entry *e, *tmp;
 
-	list_for_each_entry_safe(e, tmp, &c->pending, task.pending) {
+	list_for_each_entry_safe_reverse(e, tmp, &c->pending, task.pending) {
 		const struct task_struct *p = e->key;
 
+		if (!want)
+			break;
 		if (READ_ONCE(p->on_rq))
 			continue;
+		want--;
 		list_del_init(&e->task.pending);
 		e->task.state = IOWPROBE_T_COUNTED;
 		charge(c, e, clock_once(now));
@@ -215,6 +222,43 @@ static void reconcile(struct iowprobe_cpu *c, bool was_idle, u64 *now)
 		if (was_idle)	/* blocked remotely while we idled */
 			atomic64_inc(&late_block);
 	}
+}
+
+/* reconcile()'s @want where the CPU idles or stops idling: all of them */
+#define IOWPROBE_WALK_ALL	INT_MAX
+
+/*
+ * iowprobe_probe_nr_running() - 6.12: a runqueue's count of tasks changed,
+ * under its lock, on this CPU.  A pick that blocks a delayed sleeper
+ * dequeues it here and nowhere traced: while sleepers are parked on this
+ * CPU, count its dequeues, so that its next switch walks them only when a
+ * pick may have blocked one (picks_blocked()).
+ */
+#ifdef IOWPROBE_HAVE_DELAYED_DEQUEUE
+notrace void iowprobe_probe_nr_running(void *data, struct rq *rq, int change)
+{
+	struct iowprobe_cpu *c = this_cpu_ptr(iowprobe_cpus);
+
+	iowprobe_hit(IOWPROBE_EV_sched_update_nr_running_tp);
+	if (change < 0 && !list_empty(&c->pending))
+		c->dequeues -= change;
+}
+#endif
+
+/*
+ * picks_blocked() - how many parked sleepers a pick on @c may have blocked
+ * since its last switch: its dequeues since then, less @prev's own (a
+ * sleep off the runqueue dequeues once; a delayed one not yet), and count
+ * from here anew.  At most that many: some may be other tasks' dequeues.
+ */
+static int picks_blocked(struct iowprobe_cpu *c, struct task_struct *prev)
+{
+	int n = c->dequeues;
+
+	if (!n)
+		return 0;
+	c->dequeues = 0;
+	return n - !READ_ONCE(prev->on_rq);
 }
 
 /*
@@ -244,7 +288,7 @@ static noinline notrace void switch_idle(struct iowprobe_cpu *c, bool idle)
 static noinline notrace void switch_locked(struct iowprobe_cpu *c,
 					   bool preempt,
 					   struct task_struct *prev,
-					   struct task_struct *next)
+					   struct task_struct *next, int want)
 {
 	bool was_idle = is_idle_task(prev), idle = is_idle_task(next);
 	enum iowprobe_switch_verdict v;
@@ -260,7 +304,8 @@ static noinline notrace void switch_locked(struct iowprobe_cpu *c,
 						    IOWPROBE_T_PENDING);
 	lockdep_assert_irqs_disabled();
 	raw_spin_lock(&c->lock);
-	reconcile(c, was_idle, &now);
+	if (want > 0)
+		reconcile(c, was_idle, want, &now);
 	if (e)
 		sleep_start(c, e, prev, clock_once(&now));
 	if (was_idle != idle) {
@@ -282,17 +327,24 @@ notrace void iowprobe_probe_sched_switch(void *data, bool preempt,
 					 unsigned int prev_state)
 {
 	struct iowprobe_cpu *c = this_cpu_ptr(iowprobe_cpus);
+	/* one test of the two tasks' PF_IDLE, not two */
+	bool idles = (prev->flags ^ next->flags) & PF_IDLE;
+	int blocked = picks_blocked(c, prev);
 
 	iowprobe_hit(IOWPROBE_EV_sched_switch);
-	/* the common case: nobody to follow, nothing parked, no lock */
+	/*
+	 * the common case: nobody to follow, and no parked sleeper to count
+	 * (none parked, or no pick blocked one and the CPU neither idles nor
+	 * stops idling): no lock
+	 */
 	if (!iowprobe_switch_may_count(preempt, prev->in_iowait) &&
-	    list_empty(&c->pending)) {
-		/* one test of the two tasks' PF_IDLE, not two */
-		if ((prev->flags ^ next->flags) & PF_IDLE)
+	    (list_empty(&c->pending) || (!idles && blocked <= 0))) {
+		if (idles)
 			switch_idle(c, is_idle_task(next));
 		return;
 	}
-	switch_locked(c, preempt, prev, next);
+	switch_locked(c, preempt, prev, next,
+		      idles ? IOWPROBE_WALK_ALL : blocked);
 }
 
 /* move() - 6.12: the load balancer moved a delayed sleeper to @dest */

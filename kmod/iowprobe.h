@@ -21,6 +21,18 @@ struct request;
 struct seq_file;
 
 /*
+ * 6.12: a pick blocks a delayed sleeper with no tracepoint of its own, but
+ * it dequeues it, and the runqueue's count of tasks has a bare tracepoint;
+ * registered before the switch probe that reads what it counts.
+ */
+#ifdef IOWPROBE_HAVE_DELAYED_DEQUEUE
+#define IOWPROBE_TP_DEQUEUES(TP)				\
+	TP(sched_update_nr_running_tp, iowprobe_probe_nr_running)
+#else
+#define IOWPROBE_TP_DEQUEUES(TP)
+#endif
+
+/*
  * The tracepoints and their probes (probes.c), listed once, in the order
  * they are registered: what takes an entry away (free, wakeup, migrate,
  * complete, requeue) before what creates one (switch, issue), so that no
@@ -31,6 +43,7 @@ struct seq_file;
 	TP(sched_process_free,	probe_sched_process_free)	\
 	TP(sched_wakeup,	probe_sched_wakeup)		\
 	TP(sched_migrate_task,	probe_sched_migrate_task)	\
+	IOWPROBE_TP_DEQUEUES(TP)				\
 	TP(block_rq_complete,	iowprobe_probe_rq_complete)	\
 	TP(block_rq_requeue,	iowprobe_probe_rq_requeue)	\
 	TP(sched_switch,	iowprobe_probe_sched_switch)	\
@@ -53,6 +66,9 @@ enum iowprobe_event {
  *            a pool's lock (pool.h)
  * @acct:     the accounting core's state
  * @pending:  6.12 delayed iowait sleepers charged to this CPU
+ * @dequeues: 6.12: tasks dequeued from a runqueue by this CPU since its
+ *            last switch while @pending was not empty; this CPU only,
+ *            with interrupts off (acct.c, "the pick's dequeues")
  * @counters: what happened to this CPU, possibly seen from another CPU
  * @rq_hash:  requests submitted from this CPU in flight, keyed by request:
  *            issue and completion find them under @lock, which they take
@@ -65,6 +81,7 @@ struct iowprobe_cpu {
 	raw_spinlock_t lock;
 	struct iowprobe_acct acct;
 	struct list_head pending;
+	unsigned int dequeues;
 	struct hlist_head *rq_hash;
 	u64 counters[IOWPROBE_C_NR];
 	u64 events[IOWPROBE_EV_NR];
@@ -193,6 +210,8 @@ void iowprobe_probe_sched_switch(void *data, bool preempt,
 				 struct task_struct *prev,
 				 struct task_struct *next,
 				 unsigned int prev_state);
+struct rq;
+void iowprobe_probe_nr_running(void *data, struct rq *rq, int change);
 void iowprobe_on_migrate(struct task_struct *p, int dest_cpu);
 void iowprobe_on_wakeup(struct task_struct *p);
 void iowprobe_on_free(struct task_struct *p);

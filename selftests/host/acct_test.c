@@ -122,15 +122,44 @@ static void tp_free(int cpu, struct task_struct *p)
 	quiet();
 }
 
-/* k_block() - __block_task(): off the runqueue, +1 on @cpu if in_iowait */
-static void k_block(struct kernel *k, int cpu, int p)
+/*
+ * tp_nr_running() - add_nr_running() or sub_nr_running() of a runqueue,
+ * run on @cpu: sched_update_nr_running_tp, probed on 6.12 only
+ */
+static void tp_nr_running(struct kernel *k, int cpu, int change)
+{
+#ifdef IOWPROBE_HAVE_DELAYED_DEQUEUE
+	if (k->probes_off)
+		return;
+	shim_cpu = cpu;
+	shim_irq_disable();	/* under a runqueue lock */
+	iowprobe_probe_nr_running(NULL, NULL, change);
+	shim_irq_enable();
+	quiet();
+#else
+	(void)k, (void)cpu, (void)change;
+#endif
+}
+
+/*
+ * k_block_by() - __block_task() of @p queued on @cpu, done on @by: off the
+ * runqueue, +1 on @cpu if in_iowait
+ */
+static void k_block_by(struct kernel *k, int by, int cpu, int p)
 {
 	struct task_struct *ts = &kt(k, cpu, p)->ts;
 
+	tp_nr_running(k, by, -1);	/* dequeue_entities() */
 	ts->on_rq = 0;
 	ts->se.sched_delayed = 0;
 	if (ts->in_iowait)
 		k->nr_iowait[cpu]++;
+}
+
+/* k_block() - a pick on @cpu blocks @p (or @p blocks itself there) */
+static void k_block(struct kernel *k, int cpu, int p)
+{
+	k_block_by(k, cpu, cpu, p);
 }
 
 /* k_io_wait() - io_schedule_prepare() and a sleep state, before schedule() */
@@ -160,6 +189,7 @@ static void k_switch(struct kernel *k, int cpu, bool preempt, int next)
 		} else if (t->ineligible) {	/* delayed: no increment */
 			prev->se.sched_delayed = 1;
 		} else {
+			tp_nr_running(k, cpu, -1);
 			prev->on_rq = 0;
 			prev->se.sched_delayed = 0;
 			if (prev->in_iowait)
@@ -198,6 +228,7 @@ static void k_wake(struct kernel *k, int waker, int p, int target, bool ipi)
 	} else if (ts->in_iowait) {	/* ttwu_do_activate(), !WF_MIGRATED */
 		k->nr_iowait[ts->cpu]--;
 	}
+	tp_nr_running(k, ipi ? target : waker, 1);	/* activate_task() */
 	ts->on_rq = TASK_ON_RQ_QUEUED;
 	ts->__state = TASK_RUNNING;
 	tp_wakeup(k, ipi ? target : waker, ts);
@@ -208,9 +239,11 @@ static void k_balance(struct kernel *k, int this_cpu, int p, int dest)
 {
 	struct task_struct *ts = &k->t[p].ts;
 
+	tp_nr_running(k, this_cpu, -1);	/* detach_task() */
 	ts->on_rq = TASK_ON_RQ_MIGRATING;
 	tp_migrate(k, this_cpu, ts, dest);
 	ts->cpu = dest;
+	tp_nr_running(k, this_cpu, 1);	/* attach_task() */
 	ts->on_rq = TASK_ON_RQ_QUEUED;
 }
 
@@ -936,7 +969,7 @@ TEST_F(sched, delayed_blocked_while_idle_is_late)
 	EXPECT_MIRROR(k, 0, 0);
 	EXPECT_EQ(0, listed_on(k, A));
 	at(30);
-	k_block(k, 0, A);
+	k_block_by(k, 1, 0, A);
 	EXPECT_EQ(1, k->nr_iowait[0]);
 	EXPECT_EQ(0, mirror(0));
 	at(40);
@@ -1289,6 +1322,94 @@ TEST_F(sched, offline_cpu_books_nothing)
 	/* the other CPUs never noticed */
 	r = peek(1, 40);
 	EXPECT_TIMES(r, 0, 40, 0);
+}
+
+/*
+ * 6.12, CPU0: A sleeps delayed at 10, B runs.  At 20 CPU1 blocks A (a
+ * dequeue done elsewhere: no count on CPU0) and B sleeps plainly, its own
+ * dequeue; the switch to C walks nothing, as no pick of CPU0 blocked a
+ * sleeper: the mirror is 0 against the kernel's 1, while CPU0 is busy.
+ * At 30 C sleeps and CPU0 idles: that switch walks every parked sleeper
+ * and counts A.  At 40 A wakes.  At 50: busy 30, idle 20, iowait 10, as
+ * the kernel's rule gives: the count came late only while CPU0 was busy.
+ */
+TEST_F(sched, delayed_found_at_idle_when_no_pick_blocked_it)
+{
+	struct kernel *k = &self->k;
+	struct cpu_read r;
+
+	NEEDS_DELAYED_DEQUEUE();
+	at(0);
+	k_switch(k, 0, false, A);
+	at(10);
+	k->t[A].ineligible = true;
+	k_io_wait(k, A);
+	k_switch(k, 0, false, B);
+	at(20);
+	k_block_by(k, 1, 0, A);
+	k_sleep(k, B);
+	k_switch(k, 0, false, C);
+	EXPECT_EQ(1, k->nr_iowait[0]);
+	EXPECT_EQ(0, mirror(0));
+	EXPECT_EQ(0, listed_on(k, A));
+	at(30);
+	k_sleep(k, C);
+	k_switch(k, 0, false, IDLE);
+	EXPECT_MIRROR(k, 0, 1);
+	EXPECT_EQ(-1, listed_on(k, A));
+	at(40);
+	k_wake(k, 0, A, 0, false);
+	EXPECT_MIRROR(k, 0, 0);
+	r = peek(0, 50);
+	EXPECT_TIMES(r, 30, 20, 10);
+	EXPECT_EQ(1, status_num("delayed_blocked"));
+	EXPECT_EQ(0, status_num("late_block"));
+}
+
+/*
+ * 6.12, CPU0: A, then D, sleep delayed (at 10 and 20) while B, then C,
+ * run.  At 30 CPU1 blocks A; at 40 a pick of CPU0 blocks D and C is
+ * preempted by B.  That switch looks for one blocked sleeper, oldest
+ * first, and finds A: D stays parked, and is counted when CPU0 idles at
+ * 50 (nothing was lost: CPU0 was busy).  Both wake at 60.  At 70: busy
+ * 50, idle 20, iowait 10.
+ */
+TEST_F(sched, delayed_walk_stops_at_the_blocks_counted)
+{
+	struct kernel *k = &self->k;
+	struct cpu_read r;
+
+	NEEDS_DELAYED_DEQUEUE();
+	at(0);
+	k_switch(k, 0, false, A);
+	at(10);
+	k->t[A].ineligible = true;
+	k_io_wait(k, A);
+	k_switch(k, 0, false, D);
+	at(20);
+	k->t[D].ineligible = true;
+	k_io_wait(k, D);
+	k_switch(k, 0, false, C);
+	at(30);
+	k_block_by(k, 1, 0, A);
+	at(40);
+	k_block(k, 0, D);
+	k_switch(k, 0, true, B);
+	EXPECT_EQ(2, k->nr_iowait[0]);
+	EXPECT_EQ(1, mirror(0));
+	EXPECT_EQ(-1, listed_on(k, A));
+	EXPECT_EQ(0, listed_on(k, D));
+	at(50);
+	k_sleep(k, B);
+	k_switch(k, 0, false, IDLE);
+	EXPECT_MIRROR(k, 0, 2);
+	at(60);
+	k_wake(k, 0, A, 0, false);
+	k_wake(k, 0, D, 0, false);
+	EXPECT_MIRROR(k, 0, 0);
+	r = peek(0, 70);
+	EXPECT_TIMES(r, 50, 20, 10);
+	EXPECT_EQ(2, status_num("delayed_blocked"));
 }
 
 /*

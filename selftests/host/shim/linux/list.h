@@ -69,6 +69,12 @@ static inline void list_del_init(struct list_head *n)
 	     &pos->member != (head);					\
 	     pos = n, n = list_entry(n->member.next, typeof(*n), member))
 
+#define list_for_each_entry_safe_reverse(pos, n, head, member)		\
+	for (pos = list_entry((head)->prev, typeof(*pos), member),	\
+	     n = list_entry(pos->member.prev, typeof(*pos), member);	\
+	     &pos->member != (head);					\
+	     pos = n, n = list_entry(n->member.prev, typeof(*n), member))
+
 static inline bool hlist_empty(const struct hlist_head *h)
 {
 	return !READ_ONCE(h->first);
