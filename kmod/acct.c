@@ -227,6 +227,7 @@ static void reconcile(struct iowprobe_cpu *c, bool was_idle, int want,
 /* reconcile()'s @want where the CPU idles or stops idling: all of them */
 #define IOWPROBE_WALK_ALL	INT_MAX
 
+#ifdef IOWPROBE_HAVE_DELAYED_DEQUEUE
 /*
  * iowprobe_probe_nr_running() - 6.12: a runqueue's count of tasks changed,
  * under its lock, on this CPU.  A pick that blocks a delayed sleeper
@@ -234,7 +235,6 @@ static void reconcile(struct iowprobe_cpu *c, bool was_idle, int want,
  * CPU, count its dequeues, so that its next switch walks them only when a
  * pick may have blocked one (picks_blocked()).
  */
-#ifdef IOWPROBE_HAVE_DELAYED_DEQUEUE
 notrace void iowprobe_probe_nr_running(void *data, struct rq *rq, int change)
 {
 	struct iowprobe_cpu *c = this_cpu_ptr(iowprobe_cpus);
@@ -282,8 +282,9 @@ static noinline notrace void switch_idle(struct iowprobe_cpu *c, bool idle)
 
 /*
  * switch_locked() - a switch that may change more of this CPU's state:
- * @prev may sleep in iowait, or sleepers are parked (the CPU may idle or
- * stop idling too).  Out of line, as switch_idle().
+ * @prev may sleep in iowait, or sleepers are parked and a pick may have
+ * blocked @want of them (IOWPROBE_WALK_ALL: the CPU idles or stops
+ * idling).  Out of line, as switch_idle().
  */
 static noinline notrace void switch_locked(struct iowprobe_cpu *c,
 					   bool preempt,

@@ -68,7 +68,7 @@ enum iowprobe_event {
  * @pending:  6.12 delayed iowait sleepers charged to this CPU
  * @dequeues: 6.12: tasks dequeued from a runqueue by this CPU since its
  *            last switch while @pending was not empty; this CPU only,
- *            with interrupts off (acct.c, "the pick's dequeues")
+ *            with interrupts off (acct.c, picks_blocked())
  * @counters: what happened to this CPU, possibly seen from another CPU
  * @rq_hash:  requests submitted from this CPU in flight, keyed by request:
  *            issue and completion find them under @lock, which they take

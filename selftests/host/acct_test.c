@@ -204,6 +204,17 @@ static void k_switch(struct kernel *k, int cpu, bool preempt, int next)
 }
 
 /*
+ * k_sleep_delayed() - 6.12: @p, running on @cpu and not eligible, sleeps in
+ * iowait and @next runs: its dequeue is delayed, nothing counted yet
+ */
+static void k_sleep_delayed(struct kernel *k, int cpu, int p, int next)
+{
+	k->t[p].ineligible = true;
+	k_io_wait(k, p);
+	k_switch(k, cpu, false, next);
+}
+
+/*
  * k_wake() - try_to_wake_up(@p) on @waker, placing it on @target
  * @ipi: ttwu_do_activate() runs on @target from the wakelist IPI
  *
@@ -784,9 +795,7 @@ TEST_F(sched, delayed_counted_at_next_switch)
 	at(0);
 	k_switch(k, 0, false, A);
 	at(10);
-	k->t[A].ineligible = true;
-	k_io_wait(k, A);
-	k_switch(k, 0, false, B);
+	k_sleep_delayed(k, 0, A, B);
 	EXPECT_MIRROR(k, 0, 0);
 	EXPECT_EQ(IOWPROBE_T_PENDING, entry_state(k, A));
 	EXPECT_EQ(0, listed_on(k, A));
@@ -829,9 +838,7 @@ TEST_F(sched, delayed_woken_by_ttwu_runnable_never_counted)
 	at(0);
 	k_switch(k, 0, false, A);
 	at(10);
-	k->t[A].ineligible = true;
-	k_io_wait(k, A);
-	k_switch(k, 0, false, B);
+	k_sleep_delayed(k, 0, A, B);
 	EXPECT_EQ(0, listed_on(k, A));
 	at(15);
 	k_wake(k, 0, A, 0, false);
@@ -871,9 +878,7 @@ TEST_F(sched, delayed_load_balanced_charges_destination)
 	k_switch(k, 0, false, A);
 	k_switch(k, 1, false, C);
 	at(10);
-	k->t[A].ineligible = true;
-	k_io_wait(k, A);
-	k_switch(k, 0, false, B);
+	k_sleep_delayed(k, 0, A, B);
 	at(15);
 	k_sleep(k, C);
 	k_balance(k, 1, A, 1);
@@ -918,9 +923,7 @@ TEST_F(sched, pick_block_then_migrating_wakeup_nets_zero)
 	k_switch(k, 0, false, A);
 	k_switch(k, 1, false, D);
 	at(10);
-	k->t[A].ineligible = true;
-	k_io_wait(k, A);
-	k_switch(k, 0, false, B);
+	k_sleep_delayed(k, 0, A, B);
 	at(20);
 	k_block(k, 0, A);
 	EXPECT_EQ(1, k->nr_iowait[0]);
@@ -960,9 +963,7 @@ TEST_F(sched, delayed_blocked_while_idle_is_late)
 	at(0);
 	k_switch(k, 0, false, A);
 	at(10);
-	k->t[A].ineligible = true;
-	k_io_wait(k, A);
-	k_switch(k, 0, false, B);
+	k_sleep_delayed(k, 0, A, B);
 	at(20);
 	k_sleep(k, B);
 	k_switch(k, 0, false, IDLE);
@@ -1342,9 +1343,7 @@ TEST_F(sched, delayed_found_at_idle_when_no_pick_blocked_it)
 	at(0);
 	k_switch(k, 0, false, A);
 	at(10);
-	k->t[A].ineligible = true;
-	k_io_wait(k, A);
-	k_switch(k, 0, false, B);
+	k_sleep_delayed(k, 0, A, B);
 	at(20);
 	k_block_by(k, 1, 0, A);
 	k_sleep(k, B);
@@ -1383,13 +1382,9 @@ TEST_F(sched, delayed_walk_stops_at_the_blocks_counted)
 	at(0);
 	k_switch(k, 0, false, A);
 	at(10);
-	k->t[A].ineligible = true;
-	k_io_wait(k, A);
-	k_switch(k, 0, false, D);
+	k_sleep_delayed(k, 0, A, D);
 	at(20);
-	k->t[D].ineligible = true;
-	k_io_wait(k, D);
-	k_switch(k, 0, false, C);
+	k_sleep_delayed(k, 0, D, C);
 	at(30);
 	k_block_by(k, 1, 0, A);
 	at(40);
@@ -1427,9 +1422,7 @@ TEST_F(sched, delayed_counted_at_busy_switch)
 	at(0);
 	k_switch(k, 0, false, A);
 	at(10);
-	k->t[A].ineligible = true;
-	k_io_wait(k, A);
-	k_switch(k, 0, false, B);
+	k_sleep_delayed(k, 0, A, B);
 	at(20);
 	k_block(k, 0, A);
 	k_switch(k, 0, true, C);
