@@ -8,7 +8,8 @@
 # reader of what they print: the runners that sum several streams
 # (run-host-tests, guest-run, guest-tests, check) take each stream's
 # "# Totals:" line (ktap_totals), or count the results of a stream that
-# has none (ktap_count: kselftest's runner.sh), and print theirs alike.
+# has none (ktap_count: kselftest's runner.sh), and print theirs alike;
+# make check names a failed step's failed results (ktap_failures).
 #
 # usage: . "$REPO/selftests/lib/ktap.sh"
 #
@@ -198,4 +199,20 @@ ktap_count() {
 		esac
 	done < "$1"
 	echo "$p $f $s"
+}
+
+# ktap_failures(file) - each failed result in file, at any depth, then its
+# diagnostic (the line before it, one level deeper: "# " more) if it has
+# one, each prefixed "KERNEL: " within a "# kernel: KERNEL" section of
+# scripts/guest-tests
+ktap_failures() {
+	awk '
+		/^# kernel: [^ ]+$/ { kernel = $3 ": " }
+		/^[# ]*not ok [0-9]/ {
+			print kernel $0
+			depth = substr($0, 1, index($0, "not ok") - 1)
+			if (index(prev, depth "# ") == 1)
+				print kernel "  " prev
+		}
+		{ prev = $0 }' "$1"
 }
